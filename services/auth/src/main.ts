@@ -1,0 +1,19 @@
+import { createLogger, exitOnConfigError, installProcessHandlers, loadConfig, serve } from '@plinth/shared';
+import { authConfigSchema, type AuthConfig } from './config';
+import { buildAuthService } from './service';
+
+async function main(): Promise<void> {
+  let config: AuthConfig;
+  try {
+    config = loadConfig(authConfigSchema);
+  } catch (err) {
+    exitOnConfigError(err);
+  }
+  const logger = createLogger('auth', config.LOG_LEVEL);
+  const service = await buildAuthService(config, logger);
+  const served = await serve(service.app, { port: config.PORT, logger, onShutdown: service.close });
+  installProcessHandlers(served.shutdown, logger);
+  logger.info({ port: served.port }, 'auth listening');
+}
+
+void main();

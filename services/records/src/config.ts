@@ -1,0 +1,17 @@
+import Joi from 'joi';
+import { commonConfig } from '@plinth/shared';
+
+/** Environment of the records service, validated at start-up (README: Configuration). */
+export interface RecordsConfig {
+  PORT: number;
+  PLINTH_INTERNAL_SECRET: string;
+  PLINTH_DATA_DIR: string;
+  LOG_LEVEL: string;
+}
+
+export const recordsConfigSchema = Joi.object<RecordsConfig>({
+  PORT: commonConfig.port(8081),
+  PLINTH_INTERNAL_SECRET: commonConfig.internalSecret.required(),
+  PLINTH_DATA_DIR: commonConfig.dataDir,
+  LOG_LEVEL: commonConfig.logLevel,
+});

@@ -1,0 +1,25 @@
+import type { Response } from 'express';
+import type { KeyKind } from './internal-auth';
+import type { ProjectId } from './types';
+import { ForbiddenError } from './errors';
+
+/** Who is calling, as established by the gateway and verified by the service chassis. */
+export interface RequestContext {
+  project: ProjectId;
+  keyKind: KeyKind;
+  requestId: string;
+}
+
+/** The context of the current request. Only valid behind the chassis' internal-auth middleware. */
+export function requestContext(res: Response): RequestContext {
+  const ctx = res.locals.plinth as RequestContext | undefined;
+  if (!ctx) throw new Error('requestContext() called outside an authenticated route');
+  return ctx;
+}
+
+/** Throws 403 unless the caller used the project's secret key. */
+export function requireSecretKey(res: Response): RequestContext {
+  const ctx = requestContext(res);
+  if (ctx.keyKind !== 'secret') throw new ForbiddenError('This operation needs the secret key.');
+  return ctx;
+}

@@ -1,0 +1,61 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { InternalError, NotFoundError, PayloadTooLargeError, PlinthError, InvalidRequestError, UnsupportedMediaTypeError } from './errors';
+
+/** Errors raised by body-parser / raw-body carry a `type` and an HTTP `status`. */
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+}
+
+function fromBodyParser(err: unknown): PlinthError | null {
+  if (typeof err !== 'object' || err === null) return null;
+  const e = err as BodyParserError;
+  switch (e.type) {
+    case 'entity.too.large':
+      return new PayloadTooLargeError();
+    case 'entity.parse.failed':
+      return new InvalidRequestError('Request body is not valid JSON.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new UnsupportedMediaTypeError('Unsupported body encoding or charset.');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+    case 'parameters.too.many':
+      return new InvalidRequestError('The request body could not be read.');
+    default:
+      return null;
+  }
+}
+
+/** Turns any error into a PlinthError; anything unknown becomes a 500 that hides its cause. */
+export function toPlinthError(err: unknown): PlinthError {
+  if (err instanceof PlinthError) return err;
+  return fromBodyParser(err) ?? new InternalError();
+}
+
+/**
+ * The last middleware of every app: renders the envelope. 500s are logged with their cause and
+ * the request id; the client only sees "Something went wrong".
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const perr = toPlinthError(err);
+    if (perr.status >= 500) {
+      logger.error({ err, req_id: req.headers['x-request-id'] }, 'request failed');
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (perr.headers) res.set(perr.headers);
+    res.status(perr.status).json(perr.toEnvelope());
+  };
+}
+
+/** JSON 404 for every route nobody answered. */
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new NotFoundError(`No route for ${req.method} ${req.path}.`));
+};

@@ -1,0 +1,110 @@
+/**
+ * One error hierarchy for every Plinth service (DESIGN.md §8). Every error a client sees is a
+ * PlinthError rendered as the envelope `{error, message, details?}`.
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal'
+  | 'unavailable';
+
+export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+};
+
+export type ErrorDetails = { [key: string]: unknown };
+
+/** The body of every error response. */
+export interface ErrorEnvelope {
+  error: ErrorCode;
+  message: string;
+  details?: ErrorDetails;
+}
+
+export class PlinthError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetails,
+    /** Extra response headers, e.g. Retry-After. */
+    readonly headers?: { [name: string]: string },
+  ) {
+    super(message);
+    this.name = new.target.name;
+    this.status = STATUS_OF[code];
+  }
+
+  toEnvelope(): ErrorEnvelope {
+    return this.details === undefined
+      ? { error: this.code, message: this.message }
+      : { error: this.code, message: this.message, details: this.details };
+  }
+}
+
+export class InvalidRequestError extends PlinthError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('invalid_request', message, details);
+  }
+}
+export class UnauthorizedError extends PlinthError {
+  constructor(message = 'Missing or invalid credentials.', details?: ErrorDetails) {
+    super('unauthorized', message, details);
+  }
+}
+export class ForbiddenError extends PlinthError {
+  constructor(message = 'This credential may not perform this operation.', details?: ErrorDetails) {
+    super('forbidden', message, details);
+  }
+}
+export class NotFoundError extends PlinthError {
+  constructor(message = 'Not found.', details?: ErrorDetails) {
+    super('not_found', message, details);
+  }
+}
+/** Raised by stores for unique-constraint violations and failed compare-and-set. */
+export class ConflictError extends PlinthError {
+  constructor(message = 'Conflict.', details?: ErrorDetails) {
+    super('conflict', message, details);
+  }
+}
+export class PayloadTooLargeError extends PlinthError {
+  constructor(message = 'Request body is larger than 1 MiB.') {
+    super('payload_too_large', message);
+  }
+}
+export class UnsupportedMediaTypeError extends PlinthError {
+  constructor(message = 'Unsupported content type.') {
+    super('unsupported_media_type', message);
+  }
+}
+export class RateLimitedError extends PlinthError {
+  constructor(retryAfterSeconds: number, message = 'Too many requests; try again later.') {
+    super('rate_limited', message, { retry_after: retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+export class UnavailableError extends PlinthError {
+  constructor(message = 'Service temporarily unavailable.') {
+    super('unavailable', message);
+  }
+}
+export class InternalError extends PlinthError {
+  constructor(message = 'Something went wrong.') {
+    super('internal', message);
+  }
+}

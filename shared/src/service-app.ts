@@ -1,0 +1,101 @@
+import express, { type Express, type RequestHandler, type Router } from 'express';
+import type { Logger } from 'pino';
+import { errorHandler, notFoundHandler } from './error-handler';
+import { UnauthorizedError, UnavailableError } from './errors';
+import { INTERNAL_HEADERS, isKeyKind, verifyInternal } from './internal-auth';
+import { httpLogger } from './logger';
+import { createMetrics, type Metrics } from './metrics';
+import { requestId } from './request-id';
+import { isProjectId, type ProjectId } from './types';
+import type { RequestContext } from './context';
+
+export const BODY_LIMIT = '1mb';
+
+export interface ServiceAppOptions {
+  /** Service name, used in logs and metrics. */
+  name: string;
+  /** Shared with the gateway; requests without a valid credential are refused with 401. */
+  internalSecret: string;
+  logger: Logger;
+  /** The service's API routes, mounted behind internal auth and body parsing. */
+  routes: Router;
+  /** Throws (or rejects) when a dependency is unreachable; drives `/readyz`. */
+  ready?: () => Promise<void>;
+  metrics?: Metrics;
+  /** Log one line per request (off when the gateway in the same process already does). */
+  logRequests?: boolean;
+}
+
+const PROJECT_IN_PATH = /^\/v1\/projects\/([^/]+)/;
+
+/** Refuses requests that did not come through the gateway, and records who is calling. */
+export function requireInternal(secret: string): RequestHandler {
+  return (req, res, next) => {
+    const h = req.headers;
+    const project = h[INTERNAL_HEADERS.project];
+    const keyKind = h[INTERNAL_HEADERS.keyKind];
+    const reqId = h[INTERNAL_HEADERS.requestId];
+    const credential = h[INTERNAL_HEADERS.credential];
+    if (
+      typeof project !== 'string' ||
+      !isProjectId(project) ||
+      !isKeyKind(keyKind) ||
+      typeof reqId !== 'string' ||
+      typeof credential !== 'string' ||
+      !verifyInternal(secret, credential, { project, keyKind, requestId: reqId })
+    ) {
+      next(new UnauthorizedError('This service only accepts requests from the Plinth gateway.'));
+      return;
+    }
+    const inPath = PROJECT_IN_PATH.exec(req.path);
+    if (inPath && inPath[1] !== project) {
+      next(new UnauthorizedError('The credential is for another project.'));
+      return;
+    }
+    const ctx: RequestContext = { project: project as ProjectId, keyKind, requestId: reqId };
+    res.locals.plinth = ctx;
+    next();
+  };
+}
+
+/**
+ * The chassis every service is built on: request ids, metrics, logs, health probes, internal
+ * auth, 1 MiB JSON / form bodies, the routes, then JSON 404 and the error envelope.
+ */
+export function createServiceApp(opts: ServiceAppOptions): Express {
+  const app = express();
+  const metrics = opts.metrics ?? createMetrics(opts.name);
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(requestId());
+  app.use(metrics.middleware);
+  if (opts.logRequests !== false) app.use(httpLogger(opts.logger));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', service: opts.name });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await opts.ready?.();
+    } catch (err) {
+      opts.logger.warn({ err }, 'not ready');
+      throw new UnavailableError(`${opts.name} is not ready.`);
+    }
+    res.json({ status: 'ready', service: opts.name });
+  });
+  app.get('/metrics', metrics.handler);
+  app.use(requireInternal(opts.internalSecret));
+  app.use(express.json({ limit: BODY_LIMIT }));
+  app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
+  app.use(opts.routes);
+  app.use(notFoundHandler);
+  app.use(errorHandler(opts.logger));
+  return app;
+}
+
+/** A service built from its configuration, ready to be served or mounted in-process. */
+export interface BuiltService {
+  name: string;
+  app: Express;
+  /** Closes stores, queues and connections. */
+  close: () => Promise<void>;
+}

@@ -1,0 +1,99 @@
+/**
+ * Wire types shared by services and clients (contract §2, DESIGN.md §5–7).
+ */
+
+declare const projectIdBrand: unique symbol;
+/** A validated project id. Every store method takes one, so a query without a tenant cannot compile. */
+export type ProjectId = string & { readonly [projectIdBrand]: true };
+
+export const PROJECT_ID_PATTERN = /^[a-z][a-z0-9-]{2,39}$/;
+
+export function isProjectId(value: unknown): value is ProjectId {
+  return typeof value === 'string' && PROJECT_ID_PATTERN.test(value);
+}
+
+/** Casts after validation; throws TypeError on a malformed id (callers validate user input first). */
+export function asProjectId(value: string): ProjectId {
+  if (!isProjectId(value)) throw new TypeError(`not a project id: ${value}`);
+  return value;
+}
+
+export type FieldType = 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list';
+
+export interface FieldDefinition {
+  type: FieldType;
+  required?: boolean;
+  unique?: boolean;
+  indexed?: boolean;
+}
+
+export interface CollectionRules {
+  read?: string;
+  create?: string;
+  update?: string;
+  delete?: string;
+}
+
+export interface Collection {
+  name: string;
+  fields: { [field: string]: FieldDefinition };
+  rules: CollectionRules;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A JSON value as stored in a record field. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A record as returned to clients: system fields plus user fields at the top level. */
+export interface RecordDoc {
+  id: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  [field: string]: JsonValue;
+}
+
+export type ComparisonOp =
+  | '=='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | 'in'
+  | 'not-in'
+  | 'array-contains'
+  | 'array-contains-any';
+
+/** Predicate JSON shared by stores, subscribe and realtime (DESIGN.md §6). */
+export type Predicate =
+  | boolean
+  | [field: string, op: ComparisonOp, value: JsonValue]
+  | { and: Predicate[] }
+  | { or: Predicate[] }
+  | { not: Predicate };
+
+export type UserStatus = 'active' | 'disabled';
+
+export interface User {
+  id: string;
+  email: string;
+  email_verified: boolean;
+  display_name: string | null;
+  photo_url: string | null;
+  status: UserStatus;
+  has_password: boolean;
+  metadata: { [key: string]: JsonValue };
+  last_sign_in_at: string | null;
+  created_at: string;
+}
+
+export interface Session {
+  user: User;
+  access_token: string;
+  expires_at: string;
+  expires_in: number;
+  refresh_token: string;
+}
