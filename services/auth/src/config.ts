@@ -1,12 +1,26 @@
 import Joi from 'joi';
 import { commonConfig } from '@plinth/shared';
 
-/** Environment of the auth service, validated at start-up (README: Configuration). */
+/** Environment of the auth service, validated at start-up (docs/auth.md: Configuration). */
 export interface AuthConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
   LOG_LEVEL: string;
+  /** Redis sessions, revocations and rate limits when set; embedded (SQLite + memory) otherwise. */
+  REDIS_URL?: string;
+  /** MongoDB users when set; SQLite `${PLINTH_DATA_DIR}/auth.db` otherwise. */
+  MONGO_URL?: string;
+  /** bcrypt cost factor (default 10, minimum 4). */
+  PLINTH_BCRYPT_COST: number;
+  /** Requests per IP per endpoint per 5 minutes on signin, signup, otp, forgot (refresh: 5×). */
+  PLINTH_RATE_LIMIT_IP: number;
+  /** Requests per e-mail address per endpoint per 5 minutes. */
+  PLINTH_RATE_LIMIT_EMAIL: number;
+  /** `iss` claim of access tokens. */
+  PLINTH_ISSUER: string;
+  /** Express `trust proxy`: how many proxies (the gateway) stand between client and service. */
+  PLINTH_TRUST_PROXY: number;
 }
 
 export const authConfigSchema = Joi.object<AuthConfig>({
@@ -14,4 +28,11 @@ export const authConfigSchema = Joi.object<AuthConfig>({
   PLINTH_INTERNAL_SECRET: commonConfig.internalSecret.required(),
   PLINTH_DATA_DIR: commonConfig.dataDir,
   LOG_LEVEL: commonConfig.logLevel,
+  REDIS_URL: commonConfig.redisUrl,
+  MONGO_URL: commonConfig.mongoUrl,
+  PLINTH_BCRYPT_COST: Joi.number().integer().min(4).max(15).default(10),
+  PLINTH_RATE_LIMIT_IP: Joi.number().integer().min(1).default(30),
+  PLINTH_RATE_LIMIT_EMAIL: Joi.number().integer().min(1).default(10),
+  PLINTH_ISSUER: Joi.string().min(1).default('plinth'),
+  PLINTH_TRUST_PROXY: Joi.number().integer().min(0).default(1),
 });

@@ -1,0 +1,41 @@
+import Joi from 'joi';
+
+/** Per-project Auth settings (DESIGN.md §4), `GET|PATCH /v1/projects/{p}/settings/auth`. */
+export interface AuthSettings {
+  enabled: boolean;
+  /** Seconds an access token lives, 60–86400. */
+  access_token_ttl: number;
+  /** Seconds a refresh-token family lives after its last use, 3600–31536000. */
+  refresh_token_ttl: number;
+  /** An OTP request for an unknown e-mail creates a password-less user on redeem. */
+  otp_creates_users: boolean;
+  send_verification_on_signup: boolean;
+  /** Where links in mails lead (the mailer appends the token); null: the mailer's default. */
+  redirect_url: string | null;
+  /** Sender of this project's mails; null: the mailer's default. */
+  mail_from: string | null;
+}
+
+/** A new project: Auth disabled, 15-minute access tokens, 30-day refresh tokens. */
+export const DEFAULT_AUTH_SETTINGS: Readonly<AuthSettings> = Object.freeze({
+  enabled: false,
+  access_token_ttl: 900,
+  refresh_token_ttl: 30 * 86_400,
+  otp_creates_users: false,
+  send_verification_on_signup: true,
+  redirect_url: null,
+  mail_from: null,
+});
+
+/** Body of PATCH settings/auth: any subset of the fields, at least one. */
+export const authSettingsPatchSchema = Joi.object<Partial<AuthSettings>>({
+  enabled: Joi.boolean().strict(),
+  access_token_ttl: Joi.number().integer().strict().min(60).max(86_400),
+  refresh_token_ttl: Joi.number().integer().strict().min(3600).max(365 * 86_400),
+  otp_creates_users: Joi.boolean().strict(),
+  send_verification_on_signup: Joi.boolean().strict(),
+  redirect_url: Joi.string().uri({ scheme: ['http', 'https'] }).max(2048).allow(null),
+  mail_from: Joi.string().email({ tlds: false }).max(254).allow(null),
+})
+  .min(1)
+  .messages({ 'object.min': 'must set at least one setting' });

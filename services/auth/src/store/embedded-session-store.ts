@@ -1,0 +1,177 @@
+import {
+  InProcessRevocationList,
+  REVOCATION_RETENTION_SECONDS,
+  type ProjectId,
+  type SqliteDatabase,
+} from '@plinth/shared';
+import type { NewSession, Rotation, RotationOutcome, SessionInfo, SessionStore } from './session-store';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS auth_sessions (
+  project TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL, current_hash TEXT NOT NULL, parent_hash TEXT, grace TEXT,
+  rotated_at INTEGER, revoked_at INTEGER, PRIMARY KEY (project, id)
+);
+CREATE INDEX IF NOT EXISTS auth_sessions_user ON auth_sessions (project, user_id);
+CREATE INDEX IF NOT EXISTS auth_sessions_revoked ON auth_sessions (revoked_at);
+CREATE TABLE IF NOT EXISTS auth_refresh_tokens (
+  project TEXT NOT NULL, hash TEXT NOT NULL, sid TEXT NOT NULL, PRIMARY KEY (project, hash)
+);
+`;
+
+interface SessionRow {
+  id: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  current_hash: string;
+  parent_hash: string | null;
+  grace: string | null;
+  rotated_at: number | null;
+  revoked_at: number | null;
+}
+
+const RETENTION_MS = REVOCATION_RETENTION_SECONDS * 1000;
+
+function info(r: SessionRow): SessionInfo {
+  return { id: r.id, user_id: r.user_id, created_at: r.created_at, expires_at: r.expires_at };
+}
+
+/**
+ * SessionStore on SQLite with an in-process revocation broadcast (standalone mode). Sessions
+ * survive a restart; revocations are reloaded into `revocations` at start. Every method runs
+ * as one synchronous SQLite transaction, so rotation is atomic within and across processes.
+ */
+export class EmbeddedSessionStore implements SessionStore {
+  readonly revocations: InProcessRevocationList;
+  private creates = 0;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    now: () => number = Date.now,
+  ) {
+    db.exec(SCHEMA);
+    this.revocations = new InProcessRevocationList(() => Math.floor(now() / 1000));
+    const rows = db
+      .prepare('SELECT project, id, revoked_at FROM auth_sessions WHERE revoked_at >= ?')
+      .all(now() - RETENTION_MS) as Array<{ project: ProjectId; id: string; revoked_at: number }>;
+    for (const r of rows) this.revocations.add(r.project, r.id, Math.floor(r.revoked_at / 1000));
+  }
+
+  private row(project: ProjectId, sid: string): SessionRow | undefined {
+    return this.db.prepare('SELECT * FROM auth_sessions WHERE project = ? AND id = ?').get(project, sid) as SessionRow | undefined;
+  }
+
+  /** Marks revoked in SQLite (inside the caller's transaction); returns whether it was live. */
+  private markRevoked(project: ProjectId, sid: string, now: number): boolean {
+    const r = this.db
+      .prepare('UPDATE auth_sessions SET revoked_at = ?, grace = NULL WHERE project = ? AND id = ? AND revoked_at IS NULL')
+      .run(now, project, sid);
+    return r.changes > 0;
+  }
+
+  private broadcast(project: ProjectId, sids: string[], now: number): void {
+    for (const sid of sids) this.revocations.add(project, sid, Math.floor(now / 1000));
+  }
+
+  async create(project: ProjectId, s: NewSession): Promise<void> {
+    const tx = this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO auth_sessions (project, id, user_id, created_at, expires_at, current_hash)
+           VALUES (?, ?, ?, ?, ?, ?)`,
+        )
+        .run(project, s.id, s.user_id, s.now, s.expires_at, s.refresh_hash);
+      this.db.prepare('INSERT INTO auth_refresh_tokens (project, hash, sid) VALUES (?, ?, ?)').run(project, s.refresh_hash, s.id);
+    });
+    tx();
+    if (++this.creates % 100 === 0) this.prune(s.now);
+  }
+
+  /** Forgets families that ended long enough ago that no token of theirs can still be presented usefully. */
+  private prune(now: number): void {
+    const tx = this.db.transaction(() => {
+      const cutoff = now - RETENTION_MS;
+      this.db
+        .prepare(
+          `DELETE FROM auth_refresh_tokens WHERE rowid IN (SELECT t.rowid FROM auth_refresh_tokens t
+           JOIN auth_sessions s ON s.project = t.project AND s.id = t.sid
+           WHERE s.expires_at < ? OR s.revoked_at < ?)`,
+        )
+        .run(cutoff, cutoff);
+      this.db.prepare('DELETE FROM auth_sessions WHERE expires_at < ? OR revoked_at < ?').run(cutoff, cutoff);
+    });
+    tx();
+  }
+
+  async rotate(project: ProjectId, rot: Rotation): Promise<RotationOutcome> {
+    let revoked: string | null = null;
+    const tx = this.db.transaction((): RotationOutcome => {
+      const t = this.db
+        .prepare('SELECT sid FROM auth_refresh_tokens WHERE project = ? AND hash = ?')
+        .get(project, rot.presented_hash) as { sid: string } | undefined;
+      const s = t && this.row(project, t.sid);
+      if (!s || s.revoked_at !== null || s.expires_at <= rot.now) return { outcome: 'invalid' };
+      if (s.current_hash === rot.presented_hash) {
+        this.db
+          .prepare(
+            `UPDATE auth_sessions SET current_hash = ?, parent_hash = ?, grace = ?, rotated_at = ?, expires_at = ?
+             WHERE project = ? AND id = ?`,
+          )
+          .run(rot.next_hash, rot.presented_hash, rot.next_grace, rot.now, rot.next_expires_at, project, s.id);
+        this.db.prepare('INSERT INTO auth_refresh_tokens (project, hash, sid) VALUES (?, ?, ?)').run(project, rot.next_hash, s.id);
+        return { outcome: 'rotated', session: { ...info(s), expires_at: rot.next_expires_at } };
+      }
+      if (s.parent_hash === rot.presented_hash && s.grace !== null && s.rotated_at !== null && rot.now - s.rotated_at <= rot.grace_ms) {
+        return { outcome: 'grace', session: info(s), grace: s.grace };
+      }
+      this.markRevoked(project, s.id, rot.now);
+      revoked = s.id;
+      return { outcome: 'reused', session: info(s) };
+    });
+    const outcome = tx();
+    if (revoked) this.broadcast(project, [revoked], rot.now);
+    return outcome;
+  }
+
+  async getActive(project: ProjectId, sid: string, now: number): Promise<SessionInfo | null> {
+    const s = this.row(project, sid);
+    return s && s.revoked_at === null && s.expires_at > now ? info(s) : null;
+  }
+
+  async revokeByRefreshHash(project: ProjectId, refreshHash: string, now: number): Promise<boolean> {
+    const t = this.db
+      .prepare('SELECT sid FROM auth_refresh_tokens WHERE project = ? AND hash = ?')
+      .get(project, refreshHash) as { sid: string } | undefined;
+    if (!t) return false;
+    await this.revoke(project, t.sid, now);
+    return true;
+  }
+
+  async revoke(project: ProjectId, sid: string, now: number): Promise<boolean> {
+    const live = this.markRevoked(project, sid, now);
+    if (live) this.broadcast(project, [sid], now);
+    return live;
+  }
+
+  async revokeUser(project: ProjectId, userId: string, now: number): Promise<number> {
+    const tx = this.db.transaction((): string[] => {
+      const rows = this.db
+        .prepare('SELECT id FROM auth_sessions WHERE project = ? AND user_id = ? AND revoked_at IS NULL')
+        .all(project, userId) as Array<{ id: string }>;
+      for (const r of rows) this.markRevoked(project, r.id, now);
+      return rows.map((r) => r.id);
+    });
+    const sids = tx();
+    this.broadcast(project, sids, now);
+    return sids.length;
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    // The database handle belongs to the caller (shared with the user store and the outbox).
+  }
+}

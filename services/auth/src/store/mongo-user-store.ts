@@ -1,0 +1,194 @@
+import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { ConflictError, type ProjectId } from '@plinth/shared';
+import type { AuthSettings } from '../domain/auth-settings';
+import type {
+  OneTimeToken,
+  OneTimeTokenKind,
+  OtpIssue,
+  SigningKeyRecord,
+  UserListQuery,
+  UserPatch,
+  UserRecord,
+  UserStore,
+} from './user-store';
+
+type UserDoc = UserRecord & { _id: string; project: string };
+type TokenDoc = OneTimeToken & { _id: string; project: string };
+type OtpDoc = { _id?: string; project: string; email: string; code_hash: string; expires_at: number; sent_at: number; attempts: number };
+type KeyDoc = SigningKeyRecord & { _id: string; project: string };
+type SettingsDoc = AuthSettings & { _id: string };
+
+const WRITE = { writeConcern: { w: 'majority' as const } };
+
+function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === 11000;
+}
+
+function emailTaken(err: unknown): never {
+  if (isDuplicateKey(err)) throw new ConflictError('A user with this e-mail already exists.', { field: 'email' });
+  throw err;
+}
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function toUser(d: UserDoc): UserRecord {
+  const { _id, project: _project, ...user } = d;
+  return user;
+}
+
+/** UserStore on MongoDB (cluster mode), official driver, majority writes. */
+export class MongoUserStore implements UserStore {
+  private readonly users: Collection<UserDoc>;
+  private readonly tokens: Collection<TokenDoc>;
+  private readonly otps: Collection<OtpDoc>;
+  private readonly keys: Collection<KeyDoc>;
+  private readonly settings: Collection<SettingsDoc>;
+
+  private constructor(
+    private readonly db: Db,
+    private readonly onClose: () => Promise<void>,
+  ) {
+    this.users = db.collection<UserDoc>('auth_users', WRITE);
+    this.tokens = db.collection<TokenDoc>('auth_one_time_tokens', WRITE);
+    this.otps = db.collection<OtpDoc>('auth_otps', WRITE);
+    this.keys = db.collection<KeyDoc>('auth_signing_keys', WRITE);
+    this.settings = db.collection<SettingsDoc>('auth_settings', WRITE);
+  }
+
+  /** Creates the indexes the guarantees rely on (unique e-mail per project, one OTP per e-mail). */
+  static async open(db: Db, onClose: () => Promise<void> = async () => {}): Promise<MongoUserStore> {
+    const store = new MongoUserStore(db, onClose);
+    await store.users.createIndexes([
+      { key: { project: 1, email: 1 }, name: 'project_email', unique: true },
+      { key: { project: 1, created_at: 1, id: 1 }, name: 'project_created' },
+    ]);
+    await store.tokens.createIndex({ project: 1, token_hash: 1 }, { name: 'project_token', unique: true });
+    await store.otps.createIndex({ project: 1, email: 1 }, { name: 'project_email', unique: true });
+    await store.keys.createIndex({ project: 1, created_at: -1 }, { name: 'project_created' });
+    return store;
+  }
+
+  async createUser(project: ProjectId, user: UserRecord): Promise<void> {
+    try {
+      await this.users.insertOne({ ...user, email: user.email.toLowerCase(), _id: `${project}/${user.id}`, project });
+    } catch (err) {
+      emailTaken(err);
+    }
+  }
+
+  async getUser(project: ProjectId, id: string): Promise<UserRecord | null> {
+    const d = await this.users.findOne({ _id: `${project}/${id}` });
+    return d ? toUser(d) : null;
+  }
+
+  async getUserByEmail(project: ProjectId, email: string): Promise<UserRecord | null> {
+    const d = await this.users.findOne({ project, email: email.toLowerCase() });
+    return d ? toUser(d) : null;
+  }
+
+  async updateUser(project: ProjectId, id: string, patch: UserPatch): Promise<UserRecord | null> {
+    const set: UserPatch = { ...patch };
+    if (set.email !== undefined) set.email = set.email.toLowerCase();
+    try {
+      const d = await this.users.findOneAndUpdate({ _id: `${project}/${id}` }, { $set: set }, { returnDocument: 'after' });
+      return d ? toUser(d) : null;
+    } catch (err) {
+      return emailTaken(err);
+    }
+  }
+
+  async deleteUser(project: ProjectId, id: string): Promise<boolean> {
+    const r = await this.users.deleteOne({ _id: `${project}/${id}` });
+    await this.tokens.deleteMany({ project, user_id: id });
+    return r.deletedCount > 0;
+  }
+
+  async listUsers(project: ProjectId, query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {
+    const filter = query.search
+      ? {
+          project,
+          $or: [
+            { email: { $regex: escapeRegex(query.search), $options: 'i' } },
+            { display_name: { $regex: escapeRegex(query.search), $options: 'i' } },
+          ],
+        }
+      : { project };
+    const [docs, total] = await Promise.all([
+      this.users.find(filter).sort({ created_at: 1, id: 1 }).skip(query.offset).limit(query.limit).toArray(),
+      this.users.countDocuments(filter),
+    ]);
+    return { users: docs.map(toUser), total };
+  }
+
+  async putOneTimeToken(project: ProjectId, token: OneTimeToken): Promise<void> {
+    await this.tokens.insertOne({ ...token, _id: `${project}/${token.token_hash}`, project });
+  }
+
+  async consumeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<string | null> {
+    await this.tokens.deleteMany({ project, expires_at: { $lte: now } });
+    const d = await this.tokens.findOneAndDelete({ _id: `${project}/${tokenHash}`, kind, expires_at: { $gt: now } });
+    return d?.user_id ?? null;
+  }
+
+  async issueOtp(project: ProjectId, otp: OtpIssue): Promise<boolean> {
+    const email = otp.email.toLowerCase();
+    try {
+      await this.otps.findOneAndUpdate(
+        { project, email, sent_at: { $lte: otp.resend_after } },
+        { $set: { code_hash: otp.code_hash, expires_at: otp.expires_at, sent_at: otp.now, attempts: 0 } },
+        { upsert: true },
+      );
+      return true;
+    } catch (err) {
+      // A recent code exists: the filter missed it and the upsert hit the unique index.
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  async redeemOtp(project: ProjectId, email: string, codeHash: string, now: number, maxAttempts: number): Promise<boolean> {
+    const filter = { project, email: email.toLowerCase() };
+    const d = await this.otps.findOneAndUpdate(
+      { ...filter, expires_at: { $gt: now }, attempts: { $lt: maxAttempts } },
+      { $inc: { attempts: 1 } },
+      { returnDocument: 'after' },
+    );
+    if (!d || d.code_hash !== codeHash) return false;
+    const r = await this.otps.deleteOne({ ...filter, code_hash: codeHash, sent_at: d.sent_at });
+    return r.deletedCount === 1;
+  }
+
+  async listSigningKeys(project: ProjectId): Promise<SigningKeyRecord[]> {
+    const docs = await this.keys.find({ project }).sort({ created_at: -1, kid: -1 }).toArray();
+    return docs.map(({ _id, project: _p, ...k }) => k);
+  }
+
+  async addSigningKey(project: ProjectId, key: SigningKeyRecord): Promise<void> {
+    await this.keys.insertOne({ ...key, _id: `${project}/${key.kid}`, project });
+  }
+
+  async retireSigningKeys(project: ProjectId, keepKid: string, verifyUntil: number): Promise<void> {
+    await this.keys.updateMany({ project, kid: { $ne: keepKid }, verify_until: null }, { $set: { verify_until: verifyUntil } });
+  }
+
+  async getSettings(project: ProjectId): Promise<AuthSettings | null> {
+    const d = await this.settings.findOne({ _id: project });
+    if (!d) return null;
+    const { _id, ...settings } = d;
+    return settings;
+  }
+
+  async putSettings(project: ProjectId, settings: AuthSettings): Promise<void> {
+    await this.settings.updateOne({ _id: project }, { $set: settings }, { upsert: true });
+  }
+
+  async ping(): Promise<void> {
+    await this.db.command({ ping: 1 });
+  }
+
+  async close(): Promise<void> {
+    await this.onClose();
+  }
+}

@@ -1,0 +1,250 @@
+import { ConflictError, isSqliteUniqueViolation, type ProjectId, type SqliteDatabase } from '@plinth/shared';
+import type { AuthSettings } from '../domain/auth-settings';
+import type {
+  OneTimeToken,
+  OneTimeTokenKind,
+  OtpIssue,
+  SigningKeyRecord,
+  UserListQuery,
+  UserPatch,
+  UserRecord,
+  UserStore,
+} from './user-store';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS auth_users (
+  project TEXT NOT NULL, id TEXT NOT NULL, email TEXT NOT NULL, email_verified INTEGER NOT NULL,
+  display_name TEXT, photo_url TEXT, status TEXT NOT NULL, password_hash TEXT, metadata TEXT NOT NULL,
+  last_sign_in_at TEXT, created_at TEXT NOT NULL,
+  PRIMARY KEY (project, id)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS auth_users_email ON auth_users (project, email);
+CREATE INDEX IF NOT EXISTS auth_users_created ON auth_users (project, created_at, id);
+CREATE TABLE IF NOT EXISTS auth_one_time_tokens (
+  project TEXT NOT NULL, token_hash TEXT NOT NULL, kind TEXT NOT NULL, user_id TEXT NOT NULL,
+  expires_at INTEGER NOT NULL, PRIMARY KEY (project, token_hash)
+);
+CREATE TABLE IF NOT EXISTS auth_otps (
+  project TEXT NOT NULL, email TEXT NOT NULL, code_hash TEXT NOT NULL, expires_at INTEGER NOT NULL,
+  sent_at INTEGER NOT NULL, attempts INTEGER NOT NULL, PRIMARY KEY (project, email)
+);
+CREATE TABLE IF NOT EXISTS auth_signing_keys (
+  project TEXT NOT NULL, kid TEXT NOT NULL, private_pem TEXT NOT NULL, public_jwk TEXT NOT NULL,
+  created_at INTEGER NOT NULL, verify_until INTEGER, PRIMARY KEY (project, kid)
+);
+CREATE TABLE IF NOT EXISTS auth_settings (project TEXT PRIMARY KEY, settings TEXT NOT NULL);
+`;
+
+interface UserRow {
+  id: string;
+  email: string;
+  email_verified: number;
+  display_name: string | null;
+  photo_url: string | null;
+  status: UserRecord['status'];
+  password_hash: string | null;
+  metadata: string;
+  last_sign_in_at: string | null;
+  created_at: string;
+}
+
+interface KeyRow {
+  kid: string;
+  private_pem: string;
+  public_jwk: string;
+  created_at: number;
+  verify_until: number | null;
+}
+
+const USER_COLUMNS =
+  'id, email, email_verified, display_name, photo_url, status, password_hash, metadata, last_sign_in_at, created_at';
+
+function fromRow(r: UserRow): UserRecord {
+  return { ...r, email_verified: r.email_verified === 1, metadata: JSON.parse(r.metadata) as UserRecord['metadata'] };
+}
+
+function toRow(u: UserRecord): UserRow {
+  return { ...u, email: u.email.toLowerCase(), email_verified: u.email_verified ? 1 : 0, metadata: JSON.stringify(u.metadata) };
+}
+
+function emailTaken(err: unknown): never {
+  if (isSqliteUniqueViolation(err)) throw new ConflictError('A user with this e-mail already exists.', { field: 'email' });
+  throw err;
+}
+
+/** UserStore on SQLite (standalone mode). All methods are synchronous underneath, hence atomic. */
+export class SqliteUserStore implements UserStore {
+  constructor(private readonly db: SqliteDatabase) {
+    db.exec(SCHEMA);
+  }
+
+  async createUser(project: ProjectId, user: UserRecord): Promise<void> {
+    try {
+      this.db
+        .prepare(
+          `INSERT INTO auth_users (project, ${USER_COLUMNS}) VALUES (@project, @id, @email, @email_verified, @display_name,
+           @photo_url, @status, @password_hash, @metadata, @last_sign_in_at, @created_at)`,
+        )
+        .run({ project, ...toRow(user) });
+    } catch (err) {
+      emailTaken(err);
+    }
+  }
+
+  async getUser(project: ProjectId, id: string): Promise<UserRecord | null> {
+    const row = this.db.prepare(`SELECT ${USER_COLUMNS} FROM auth_users WHERE project = ? AND id = ?`).get(project, id) as
+      | UserRow
+      | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  async getUserByEmail(project: ProjectId, email: string): Promise<UserRecord | null> {
+    const row = this.db
+      .prepare(`SELECT ${USER_COLUMNS} FROM auth_users WHERE project = ? AND email = ?`)
+      .get(project, email.toLowerCase()) as UserRow | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  async updateUser(project: ProjectId, id: string, patch: UserPatch): Promise<UserRecord | null> {
+    const update = this.db.transaction((): UserRecord | null => {
+      const row = this.db.prepare(`SELECT ${USER_COLUMNS} FROM auth_users WHERE project = ? AND id = ?`).get(project, id) as
+        | UserRow
+        | undefined;
+      if (!row) return null;
+      const next: UserRecord = { ...fromRow(row), ...patch, id };
+      const r = toRow(next);
+      this.db
+        .prepare(
+          `UPDATE auth_users SET email = @email, email_verified = @email_verified, display_name = @display_name,
+           photo_url = @photo_url, status = @status, password_hash = @password_hash, metadata = @metadata,
+           last_sign_in_at = @last_sign_in_at WHERE project = @project AND id = @id`,
+        )
+        .run({ project, ...r });
+      return fromRow(r);
+    });
+    try {
+      return update();
+    } catch (err) {
+      return emailTaken(err);
+    }
+  }
+
+  async deleteUser(project: ProjectId, id: string): Promise<boolean> {
+    const del = this.db.transaction(() => {
+      this.db.prepare('DELETE FROM auth_one_time_tokens WHERE project = ? AND user_id = ?').run(project, id);
+      return this.db.prepare('DELETE FROM auth_users WHERE project = ? AND id = ?').run(project, id).changes > 0;
+    });
+    return del();
+  }
+
+  async listUsers(project: ProjectId, query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {
+    const search = query.search?.toLowerCase() ?? '';
+    const where = `project = @project AND (@search = '' OR instr(lower(email), @search) > 0
+      OR instr(lower(coalesce(display_name, '')), @search) > 0)`;
+    const { total } = this.db.prepare(`SELECT count(*) AS total FROM auth_users WHERE ${where}`).get({ project, search }) as {
+      total: number;
+    };
+    const rows = this.db
+      .prepare(`SELECT ${USER_COLUMNS} FROM auth_users WHERE ${where} ORDER BY created_at, id LIMIT @limit OFFSET @offset`)
+      .all({ project, search, limit: query.limit, offset: query.offset }) as UserRow[];
+    return { users: rows.map(fromRow), total };
+  }
+
+  async putOneTimeToken(project: ProjectId, token: OneTimeToken): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO auth_one_time_tokens (project, token_hash, kind, user_id, expires_at)
+         VALUES (@project, @token_hash, @kind, @user_id, @expires_at)`,
+      )
+      .run({ project, ...token });
+  }
+
+  async consumeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<string | null> {
+    const consume = this.db.transaction((): string | null => {
+      this.db.prepare('DELETE FROM auth_one_time_tokens WHERE expires_at <= ?').run(now);
+      const row = this.db
+        .prepare('DELETE FROM auth_one_time_tokens WHERE project = ? AND token_hash = ? AND kind = ? RETURNING user_id')
+        .get(project, tokenHash, kind) as { user_id: string } | undefined;
+      return row?.user_id ?? null;
+    });
+    return consume();
+  }
+
+  async issueOtp(project: ProjectId, otp: OtpIssue): Promise<boolean> {
+    const issue = this.db.transaction((): boolean => {
+      const prev = this.db
+        .prepare('SELECT sent_at FROM auth_otps WHERE project = ? AND email = ?')
+        .get(project, otp.email.toLowerCase()) as { sent_at: number } | undefined;
+      if (prev && prev.sent_at > otp.resend_after) return false;
+      this.db
+        .prepare(
+          `INSERT OR REPLACE INTO auth_otps (project, email, code_hash, expires_at, sent_at, attempts)
+           VALUES (?, ?, ?, ?, ?, 0)`,
+        )
+        .run(project, otp.email.toLowerCase(), otp.code_hash, otp.expires_at, otp.now);
+      return true;
+    });
+    return issue();
+  }
+
+  async redeemOtp(project: ProjectId, email: string, codeHash: string, now: number, maxAttempts: number): Promise<boolean> {
+    const redeem = this.db.transaction((): boolean => {
+      const row = this.db
+        .prepare(
+          `UPDATE auth_otps SET attempts = attempts + 1
+           WHERE project = ? AND email = ? AND expires_at > ? AND attempts < ? RETURNING code_hash`,
+        )
+        .get(project, email.toLowerCase(), now, maxAttempts) as { code_hash: string } | undefined;
+      if (!row || row.code_hash !== codeHash) return false;
+      this.db.prepare('DELETE FROM auth_otps WHERE project = ? AND email = ?').run(project, email.toLowerCase());
+      return true;
+    });
+    return redeem();
+  }
+
+  async listSigningKeys(project: ProjectId): Promise<SigningKeyRecord[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT kid, private_pem, public_jwk, created_at, verify_until FROM auth_signing_keys
+         WHERE project = ? ORDER BY created_at DESC, kid DESC`,
+      )
+      .all(project) as KeyRow[];
+    return rows.map((r) => ({ ...r, public_jwk: JSON.parse(r.public_jwk) as SigningKeyRecord['public_jwk'] }));
+  }
+
+  async addSigningKey(project: ProjectId, key: SigningKeyRecord): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO auth_signing_keys (project, kid, private_pem, public_jwk, created_at, verify_until)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(project, key.kid, key.private_pem, JSON.stringify(key.public_jwk), key.created_at, key.verify_until);
+  }
+
+  async retireSigningKeys(project: ProjectId, keepKid: string, verifyUntil: number): Promise<void> {
+    this.db
+      .prepare('UPDATE auth_signing_keys SET verify_until = ? WHERE project = ? AND kid != ? AND verify_until IS NULL')
+      .run(verifyUntil, project, keepKid);
+  }
+
+  async getSettings(project: ProjectId): Promise<AuthSettings | null> {
+    const row = this.db.prepare('SELECT settings FROM auth_settings WHERE project = ?').get(project) as
+      | { settings: string }
+      | undefined;
+    return row ? (JSON.parse(row.settings) as AuthSettings) : null;
+  }
+
+  async putSettings(project: ProjectId, settings: AuthSettings): Promise<void> {
+    this.db
+      .prepare('INSERT INTO auth_settings (project, settings) VALUES (?, ?) ON CONFLICT (project) DO UPDATE SET settings = excluded.settings')
+      .run(project, JSON.stringify(settings));
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    // The database handle belongs to the caller (it is shared with the session store and the outbox).
+  }
+}

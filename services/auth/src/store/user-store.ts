@@ -1,0 +1,118 @@
+import type { JsonValue, ProjectId, UserStatus } from '@plinth/shared';
+import type { AuthSettings } from '../domain/auth-settings';
+
+/**
+ * A user as stored. `password_hash` never leaves the service: routes render users with
+ * `toPublicUser` (domain/public-user.ts), which has no such field.
+ */
+export interface UserRecord {
+  id: string;
+  /** As given at sign-up, trimmed and lower-cased; unique per project. */
+  email: string;
+  email_verified: boolean;
+  display_name: string | null;
+  photo_url: string | null;
+  status: UserStatus;
+  /** bcrypt hash, or null for a password-less (OTP) user. */
+  password_hash: string | null;
+  metadata: { [key: string]: JsonValue };
+  last_sign_in_at: string | null;
+  created_at: string;
+}
+
+export type UserPatch = Partial<Omit<UserRecord, 'id' | 'created_at'>>;
+
+export interface UserListQuery {
+  /** Case-insensitive substring of the e-mail or the display name. */
+  search?: string;
+  limit: number;
+  offset: number;
+}
+
+/** Purpose of a one-time link token. */
+export type OneTimeTokenKind = 'verify' | 'reset';
+
+export interface OneTimeToken {
+  /** sha256 of the token sent by mail; the token itself is never stored. */
+  token_hash: string;
+  kind: OneTimeTokenKind;
+  user_id: string;
+  /** Epoch milliseconds. */
+  expires_at: number;
+}
+
+export interface OtpIssue {
+  email: string;
+  /** sha256 of the code; the code itself is never stored. */
+  code_hash: string;
+  /** Epoch milliseconds: now, the code's expiry, and the earliest time of a previous send that still allows this one. */
+  now: number;
+  expires_at: number;
+  resend_after: number;
+}
+
+export interface SigningKeyRecord {
+  kid: string;
+  /** PKCS#8 PEM of the ES256 private key. */
+  private_pem: string;
+  /** The public key as a JWK (kty, crv, x, y). */
+  public_jwk: { [key: string]: string };
+  /** Epoch milliseconds. */
+  created_at: number;
+  /** Epoch ms after which this key verifies nothing; null while it is the signing key. */
+  verify_until: number | null;
+}
+
+/**
+ * Users, one-time tokens, OTP codes, signing keys and Auth settings of every project.
+ * Every method takes the project; nothing crosses projects.
+ */
+export interface UserStore {
+  /** Inserts a user. Throws ConflictError when the e-mail (case-insensitive) is taken in the project. */
+  createUser(project: ProjectId, user: UserRecord): Promise<void>;
+  /** Null when absent. */
+  getUser(project: ProjectId, id: string): Promise<UserRecord | null>;
+  /** Case-insensitive. Null when absent. */
+  getUserByEmail(project: ProjectId, email: string): Promise<UserRecord | null>;
+  /** Applies the patch and returns the new user; null when absent. ConflictError on a taken e-mail. */
+  updateUser(project: ProjectId, id: string, patch: UserPatch): Promise<UserRecord | null>;
+  /** Deletes the user (freeing the e-mail) and their one-time tokens. False when absent. */
+  deleteUser(project: ProjectId, id: string): Promise<boolean>;
+  /** A page ordered by created_at then id, with the total number of matches. */
+  listUsers(project: ProjectId, query: UserListQuery): Promise<{ users: UserRecord[]; total: number }>;
+
+  /** Stores a one-time token. */
+  putOneTimeToken(project: ProjectId, token: OneTimeToken): Promise<void>;
+  /**
+   * Atomically consumes the token: returns its user id and deletes it when it exists, has this
+   * kind and has not expired at `now`; null otherwise. Of two racing callers at most one wins.
+   */
+  consumeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<string | null>;
+
+  /**
+   * Replaces the e-mail's OTP code (one live code per e-mail, attempts reset) unless a code was
+   * sent after `resend_after`; returns false (and changes nothing) in that case. Atomic.
+   */
+  issueOtp(project: ProjectId, otp: OtpIssue): Promise<boolean>;
+  /**
+   * Spends one attempt on the e-mail's live code. Returns true and deletes the code when it
+   * matches, is unexpired at `now` and fewer than `maxAttempts` attempts were made before;
+   * false otherwise (a wrong guess counts). Atomic.
+   */
+  redeemOtp(project: ProjectId, email: string, codeHash: string, now: number, maxAttempts: number): Promise<boolean>;
+
+  /** Every signing key of the project, newest first (including retired ones still verifying). */
+  listSigningKeys(project: ProjectId): Promise<SigningKeyRecord[]>;
+  /** Adds a key. */
+  addSigningKey(project: ProjectId, key: SigningKeyRecord): Promise<void>;
+  /** Sets verify_until on every key other than `keepKid` that has none. */
+  retireSigningKeys(project: ProjectId, keepKid: string, verifyUntil: number): Promise<void>;
+
+  /** Null when the project never saved settings. */
+  getSettings(project: ProjectId): Promise<AuthSettings | null>;
+  putSettings(project: ProjectId, settings: AuthSettings): Promise<void>;
+
+  /** Throws when the backing database is unreachable (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

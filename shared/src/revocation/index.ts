@@ -1,0 +1,3 @@
+export * from './revocation-checker';
+export * from './redis-revocation-checker';
+export * from './in-process-revocation-list';
