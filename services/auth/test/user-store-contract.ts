@@ -1,0 +1,225 @@
+import { asProjectId, ConflictError, newId, type ProjectId } from '@plinth/shared';
+import { DEFAULT_AUTH_SETTINGS } from '../src/domain/auth-settings';
+import type { UserRecord, UserStore } from '../src/store/user-store';
+
+export interface UserStoreFixture {
+  store: UserStore;
+  cleanup: () => Promise<void>;
+}
+
+const T0 = Date.UTC(2030, 0, 1);
+const MIN = 60_000;
+
+function user(email: string, over: Partial<UserRecord> = {}): UserRecord {
+  return {
+    id: newId('usr_'),
+    email,
+    email_verified: false,
+    display_name: null,
+    photo_url: null,
+    status: 'active',
+    password_hash: null,
+    metadata: {},
+    last_sign_in_at: null,
+    created_at: new Date().toISOString(),
+    ...over,
+  };
+}
+
+/** The guarantees of the UserStore port (src/store/user-store.ts), run against every adapter. */
+export function describeUserStoreContract(name: string, makeStore: () => Promise<UserStoreFixture>): void {
+  describe(`UserStore contract: ${name}`, () => {
+    let fx: UserStoreFixture;
+    let store: UserStore;
+    const project: ProjectId = asProjectId('proj-one');
+    const other: ProjectId = asProjectId('proj-two');
+
+    beforeEach(async () => {
+      fx = await makeStore();
+      store = fx.store;
+    });
+    afterEach(async () => {
+      await fx.cleanup();
+    });
+
+    describe('users', () => {
+      it('creates and reads a user by id and by e-mail in any case', async () => {
+        const u = user('Ada@Example.com', { metadata: { plan: 'pro', n: [1, 2] }, password_hash: 'opaque' });
+        await store.createUser(project, u);
+        const expected = { ...u, email: 'ada@example.com' };
+        expect(await store.getUser(project, u.id)).toEqual(expected);
+        expect(await store.getUserByEmail(project, 'ADA@example.COM')).toEqual(expected);
+        expect(await store.getUser(other, u.id)).toBeNull();
+        expect(await store.getUserByEmail(other, 'ada@example.com')).toBeNull();
+        expect(await store.getUser(project, 'usr_nope')).toBeNull();
+      });
+
+      it('refuses a second user with the same e-mail, case-insensitively, with ConflictError', async () => {
+        await store.createUser(project, user('ada@example.com'));
+        await expect(store.createUser(project, user('ADA@example.com'))).rejects.toThrow(ConflictError);
+        await expect(store.createUser(other, user('ada@example.com'))).resolves.toBeUndefined();
+      });
+
+      it('updates fields and returns the new user; null for an unknown id', async () => {
+        const u = user('ada@example.com');
+        await store.createUser(project, u);
+        const next = await store.updateUser(project, u.id, { status: 'disabled', display_name: 'Ada', metadata: { a: 1 } });
+        expect(next).toEqual({ ...u, status: 'disabled', display_name: 'Ada', metadata: { a: 1 } });
+        expect(await store.getUser(project, u.id)).toEqual(next);
+        expect(await store.updateUser(project, 'usr_nope', { status: 'active' })).toBeNull();
+        expect(await store.updateUser(other, u.id, { status: 'active' })).toBeNull();
+      });
+
+      it('refuses an update to a taken e-mail with ConflictError', async () => {
+        const a = user('a@example.com');
+        await store.createUser(project, a);
+        await store.createUser(project, user('b@example.com'));
+        await expect(store.updateUser(project, a.id, { email: 'B@example.com' })).rejects.toThrow(ConflictError);
+        expect((await store.getUser(project, a.id))?.email).toBe('a@example.com');
+      });
+
+      it('deleting a user frees the e-mail', async () => {
+        const u = user('ada@example.com');
+        await store.createUser(project, u);
+        expect(await store.deleteUser(project, u.id)).toBe(true);
+        expect(await store.deleteUser(project, u.id)).toBe(false);
+        expect(await store.getUser(project, u.id)).toBeNull();
+        await expect(store.createUser(project, user('ada@example.com'))).resolves.toBeUndefined();
+      });
+
+      it('lists in creation order with total, limit, offset and a case-insensitive search', async () => {
+        const base = Date.UTC(2030, 0, 1);
+        const names = ['Alice Smith', 'Bob', null, 'Carol SMITHSON'];
+        const emails = ['alice@x.io', 'bob@smith.org', 'dan@x.io', 'carol@y.io'];
+        const made: UserRecord[] = [];
+        for (let i = 0; i < 4; i++) {
+          const u = user(emails[i]!, { display_name: names[i]!, created_at: new Date(base + i * 1000).toISOString() });
+          made.push(u);
+          await store.createUser(project, u);
+        }
+        await store.createUser(other, user('smith@other.io'));
+        const all = await store.listUsers(project, { limit: 10, offset: 0 });
+        expect(all.total).toBe(4);
+        expect(all.users.map((u) => u.email)).toEqual(emails);
+        const page = await store.listUsers(project, { limit: 2, offset: 1 });
+        expect(page).toEqual({ users: [made[1], made[2]], total: 4 });
+        const smith = await store.listUsers(project, { search: 'SMITH', limit: 10, offset: 0 });
+        expect(smith.users.map((u) => u.email)).toEqual(['alice@x.io', 'bob@smith.org', 'carol@y.io']);
+        expect(smith.total).toBe(3);
+        const dotted = await store.listUsers(project, { search: 'x.io', limit: 1, offset: 0 });
+        expect(dotted).toEqual({ users: [made[0]], total: 2 });
+        expect(await store.listUsers(project, { search: '.*', limit: 10, offset: 0 })).toEqual({ users: [], total: 0 });
+      });
+    });
+
+    describe('one-time tokens', () => {
+      it('consumes a token once, only with its kind, project and before expiry', async () => {
+        await store.putOneTimeToken(project, { token_hash: 'th1', kind: 'verify', user_id: 'usr_a', expires_at: T0 + MIN });
+        expect(await store.consumeOneTimeToken(project, 'reset', 'th1', T0)).toBeNull();
+        expect(await store.consumeOneTimeToken(other, 'verify', 'th1', T0)).toBeNull();
+        expect(await store.consumeOneTimeToken(project, 'verify', 'th1', T0)).toBe('usr_a');
+        expect(await store.consumeOneTimeToken(project, 'verify', 'th1', T0)).toBeNull();
+      });
+
+      it('refuses an expired token', async () => {
+        await store.putOneTimeToken(project, { token_hash: 'th2', kind: 'reset', user_id: 'usr_a', expires_at: T0 + MIN });
+        expect(await store.consumeOneTimeToken(project, 'reset', 'th2', T0 + MIN)).toBeNull();
+      });
+
+      it("deleting a user deletes the user's tokens", async () => {
+        const u = user('ada@example.com');
+        await store.createUser(project, u);
+        await store.putOneTimeToken(project, { token_hash: 'th3', kind: 'reset', user_id: u.id, expires_at: T0 + MIN });
+        await store.deleteUser(project, u.id);
+        expect(await store.consumeOneTimeToken(project, 'reset', 'th3', T0)).toBeNull();
+      });
+
+      it('of two racing consumers exactly one wins', async () => {
+        await store.putOneTimeToken(project, { token_hash: 'th4', kind: 'verify', user_id: 'usr_a', expires_at: T0 + MIN });
+        const r = await Promise.all([
+          store.consumeOneTimeToken(project, 'verify', 'th4', T0),
+          store.consumeOneTimeToken(project, 'verify', 'th4', T0),
+        ]);
+        expect(r.filter((x) => x === 'usr_a')).toHaveLength(1);
+      });
+    });
+
+    describe('OTP codes', () => {
+      const issue = (email: string, code: string, now: number) =>
+        store.issueOtp(project, { email, code_hash: code, now, expires_at: now + 10 * MIN, resend_after: now - MIN });
+
+      it('redeems the right code once, case-insensitively on the e-mail', async () => {
+        expect(await issue('Ada@example.com', 'c1', T0)).toBe(true);
+        expect(await store.redeemOtp(other, 'ada@example.com', 'c1', T0 + 1, 5)).toBe(false);
+        expect(await store.redeemOtp(project, 'ada@EXAMPLE.com', 'c1', T0 + 1, 5)).toBe(true);
+        expect(await store.redeemOtp(project, 'ada@example.com', 'c1', T0 + 2, 5)).toBe(false);
+      });
+
+      it('refuses a second send within the interval and keeps the first code', async () => {
+        expect(await issue('ada@example.com', 'c1', T0)).toBe(true);
+        expect(await issue('ada@example.com', 'c2', T0 + 59_000)).toBe(false);
+        expect(await store.redeemOtp(project, 'ada@example.com', 'c2', T0 + 59_000, 5)).toBe(false);
+        expect(await store.redeemOtp(project, 'ada@example.com', 'c1', T0 + 59_000, 5)).toBe(true);
+      });
+
+      it('a new send after the interval replaces the code (one live code per e-mail)', async () => {
+        expect(await issue('ada@example.com', 'c1', T0)).toBe(true);
+        expect(await issue('ada@example.com', 'c2', T0 + MIN)).toBe(true);
+        expect(await store.redeemOtp(project, 'ada@example.com', 'c1', T0 + MIN, 5)).toBe(false);
+        expect(await store.redeemOtp(project, 'ada@example.com', 'c2', T0 + MIN, 5)).toBe(true);
+      });
+
+      it('counts wrong guesses: after maxAttempts even the right code fails', async () => {
+        await issue('ada@example.com', 'c1', T0);
+        for (let i = 0; i < 5; i++) expect(await store.redeemOtp(project, 'ada@example.com', 'wrong', T0, 5)).toBe(false);
+        expect(await store.redeemOtp(project, 'ada@example.com', 'c1', T0, 5)).toBe(false);
+      });
+
+      it('the last allowed attempt may still succeed', async () => {
+        await issue('ada@example.com', 'c1', T0);
+        for (let i = 0; i < 4; i++) await store.redeemOtp(project, 'ada@example.com', 'wrong', T0, 5);
+        expect(await store.redeemOtp(project, 'ada@example.com', 'c1', T0, 5)).toBe(true);
+      });
+
+      it('refuses an expired code', async () => {
+        await issue('ada@example.com', 'c1', T0);
+        expect(await store.redeemOtp(project, 'ada@example.com', 'c1', T0 + 10 * MIN, 5)).toBe(false);
+      });
+    });
+
+    describe('signing keys and settings', () => {
+      const key = (kid: string, created: number) => ({
+        kid,
+        private_pem: `pem-${kid}`,
+        public_jwk: { kty: 'EC', crv: 'P-256', x: kid, y: kid },
+        created_at: created,
+        verify_until: null,
+      });
+
+      it('lists keys newest first and retires all but one', async () => {
+        await store.addSigningKey(project, key('k1', T0));
+        await store.addSigningKey(project, key('k2', T0 + 1));
+        await store.addSigningKey(other, key('k9', T0));
+        expect((await store.listSigningKeys(project)).map((k) => k.kid)).toEqual(['k2', 'k1']);
+        await store.retireSigningKeys(project, 'k2', T0 + 5);
+        expect(await store.listSigningKeys(project)).toEqual([key('k2', T0 + 1), { ...key('k1', T0), verify_until: T0 + 5 }]);
+        await store.retireSigningKeys(project, 'k2', T0 + 99);
+        expect((await store.listSigningKeys(project))[1]?.verify_until).toBe(T0 + 5);
+        expect((await store.listSigningKeys(other))[0]?.verify_until).toBeNull();
+      });
+
+      it('stores settings per project; null before the first save', async () => {
+        expect(await store.getSettings(project)).toBeNull();
+        const s = { ...DEFAULT_AUTH_SETTINGS, enabled: true, redirect_url: 'https://app.example/auth' };
+        await store.putSettings(project, s);
+        await store.putSettings(project, { ...s, access_token_ttl: 120 });
+        expect(await store.getSettings(project)).toEqual({ ...s, access_token_ttl: 120 });
+        expect(await store.getSettings(other)).toBeNull();
+      });
+
+      it('answers ping', async () => {
+        await expect(store.ping()).resolves.toBeUndefined();
+      });
+    });
+  });
+}
