@@ -1,10 +1,20 @@
 import { Router, type Express } from 'express';
 import type { Logger } from 'pino';
 import { createServiceApp } from '@plinth/shared';
+import type { AuthContext } from './flows/auth-context';
+import { adminRoutes } from './routes/admin-routes';
+import { clientRoutes } from './routes/client-routes';
+import { requireAuthEnabled, requireProjectKey } from './routes/guards';
+import { projectRoutes } from './routes/project-routes';
+import { createRateLimits, type RateLimitOptions } from './routes/rate-limits';
 
 export interface AuthAppDeps {
   logger: Logger;
   internalSecret: string;
+  auth: AuthContext;
+  rateLimits: RateLimitOptions;
+  /** Express `trust proxy` hops; the client IP for rate limits comes from X-Forwarded-For within them. */
+  trustProxy: number;
   logRequests?: boolean;
   ready?: () => Promise<void>;
 }
@@ -12,7 +22,15 @@ export interface AuthAppDeps {
 /** Builds the auth service's express app from injected ports. */
 export function createAuthApp(deps: AuthAppDeps): Express {
   const routes = Router();
-  return createServiceApp({
+  routes.use(projectRoutes(deps.auth));
+  routes.use(
+    '/v1/projects/:project/auth',
+    requireProjectKey,
+    requireAuthEnabled(deps.auth.settings),
+    clientRoutes(deps.auth, createRateLimits(deps.rateLimits)),
+    adminRoutes(deps.auth),
+  );
+  const app = createServiceApp({
     name: 'auth',
     internalSecret: deps.internalSecret,
     logger: deps.logger,
@@ -20,4 +38,6 @@ export function createAuthApp(deps: AuthAppDeps): Express {
     ready: deps.ready,
     logRequests: deps.logRequests,
   });
+  app.set('trust proxy', deps.trustProxy);
+  return app;
 }

@@ -1,14 +1,122 @@
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
-import type { BuiltService } from '@plinth/shared';
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import { DEFAULT_AUTH_REDIS_PREFIX, openSqlite, type BuiltService, type RevocationChecker } from '@plinth/shared';
 import { createAuthApp } from './app';
+import { systemClock, type Clock } from './clock';
 import type { AuthConfig } from './config';
+import { PasswordHasher } from './domain/passwords';
+import type { AuthContext } from './flows/auth-context';
+import { SettingsReader } from './flows/settings';
+import type { MailOutbox } from './mail/mail-outbox';
+import { SqliteMailOutbox } from './mail/sqlite-mail-outbox';
+import { EmbeddedSessionStore } from './store/embedded-session-store';
+import { MongoUserStore } from './store/mongo-user-store';
+import { RedisSessionStore } from './store/redis-session-store';
+import type { SessionStore } from './store/session-store';
+import { SqliteUserStore } from './store/sqlite-user-store';
+import type { UserStore } from './store/user-store';
+import { AccessTokens } from './tokens/access-tokens';
+import { SigningKeys } from './tokens/signing-keys';
+
+export interface AuthServiceOptions {
+  logRequests?: boolean;
+  /** Test clock; defaults to the system clock. */
+  clock?: Clock;
+  /** Replaces the embedded outbox (the lead wires the shared MailQueue here). */
+  outbox?: MailOutbox;
+  /** Prefix of every Redis key (sessions, revocations, rate limits); default `plinth:auth:`. */
+  redisPrefix?: string;
+}
+
+/** The auth service plus what other in-process parts may need from it. */
+export interface BuiltAuthService extends BuiltService {
+  /** Read side of session revocation, for services that verify user tokens in the same process. */
+  revocations: RevocationChecker;
+  /** The embedded outbox, when no other outbox was given (tests read mail jobs from it). */
+  outbox: SqliteMailOutbox | null;
+  /** The signing keys (rotation from operator tooling). */
+  keys: SigningKeys;
+}
 
 /** Wires the auth service's adapters from configuration. Used by main.ts and by standalone mode. */
-export async function buildAuthService(
-  config: AuthConfig,
-  logger: Logger,
-  opts: { logRequests?: boolean } = {},
-): Promise<BuiltService> {
-  const app = createAuthApp({ logger, internalSecret: config.PLINTH_INTERNAL_SECRET, logRequests: opts.logRequests });
-  return { name: 'auth', app, close: async () => {} };
+export async function buildAuthService(config: AuthConfig, logger: Logger, opts: AuthServiceOptions = {}): Promise<BuiltAuthService> {
+  const clock = opts.clock ?? systemClock;
+  const prefix = opts.redisPrefix ?? DEFAULT_AUTH_REDIS_PREFIX;
+  const sqlite = openSqlite(path.join(config.PLINTH_DATA_DIR, 'auth.db'));
+  const closers: Array<() => Promise<void>> = [];
+
+  let users: UserStore;
+  if (config.MONGO_URL) {
+    const client = await MongoClient.connect(config.MONGO_URL);
+    users = await MongoUserStore.open(client.db(), () => client.close());
+  } else {
+    users = new SqliteUserStore(sqlite);
+  }
+  closers.push(() => users.close());
+
+  let sessions: SessionStore;
+  let redis: Redis | null = null;
+  if (config.REDIS_URL) {
+    const client = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
+    redis = client;
+    sessions = new RedisSessionStore(client, prefix);
+    closers.push(async () => {
+      await client.quit();
+    });
+  } else {
+    sessions = new EmbeddedSessionStore(sqlite, clock);
+  }
+
+  const embeddedOutbox = opts.outbox ? null : new SqliteMailOutbox(sqlite);
+  const outbox = opts.outbox ?? (embeddedOutbox as SqliteMailOutbox);
+  const keys = new SigningKeys(users, clock);
+  const auth: AuthContext = {
+    users,
+    sessions,
+    outbox,
+    passwords: new PasswordHasher(config.PLINTH_BCRYPT_COST),
+    keys,
+    tokens: new AccessTokens(keys, config.PLINTH_ISSUER, clock),
+    settings: new SettingsReader(users),
+    clock,
+  };
+
+  const client = redis;
+  const app = createAuthApp({
+    logger,
+    internalSecret: config.PLINTH_INTERNAL_SECRET,
+    auth,
+    trustProxy: config.PLINTH_TRUST_PROXY,
+    logRequests: opts.logRequests,
+    rateLimits: {
+      perIp: config.PLINTH_RATE_LIMIT_IP,
+      perEmail: config.PLINTH_RATE_LIMIT_EMAIL,
+      makeStore: client
+        ? (name) =>
+            new RedisStore({
+              prefix: `${prefix}rl:${name}:`,
+              sendCommand: (command: string, ...args: string[]) => client.call(command, ...args) as Promise<RedisReply>,
+            })
+        : undefined,
+    },
+    ready: async () => {
+      await users.ping();
+      await sessions.ping();
+    },
+  });
+
+  return {
+    name: 'auth',
+    app,
+    revocations: sessions.revocations,
+    outbox: embeddedOutbox,
+    keys,
+    close: async () => {
+      for (const close of closers) await close();
+      sqlite.close();
+    },
+  };
 }

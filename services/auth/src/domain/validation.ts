@@ -1,20 +1,33 @@
 import Joi from 'joi';
 import { InvalidRequestError } from '@plinth/shared';
 
+/** One bad input field, as listed in `details.fields` of a 400. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** 400 `invalid_request` naming the fields: `details: {fields: [{field, message}]}`. */
+export function invalidFields(problems: FieldProblem[]): InvalidRequestError {
+  const names = [...new Set(problems.map((p) => p.field))];
+  return new InvalidRequestError(`Invalid ${names.join(', ')}.`, { fields: problems });
+}
+
 /**
  * Validates a request body (or query) with Joi; on failure throws 400 `invalid_request` whose
- * `details` name every bad field: `{fields: {email: "must be a valid email"}}`. Values are
- * never echoed back, so a password cannot leak through an error.
+ * `details.fields` name every bad field: `[{field: "email", message: "must be a valid email"}]`.
+ * Values are never echoed back, so a password cannot leak through an error (and no key of the
+ * error is named after a field).
  */
 export function validate<T>(schema: Joi.ObjectSchema<T>, input: unknown): T {
   const { value, error } = schema.validate(input ?? {}, { abortEarly: false, convert: true });
   if (error) {
-    const fields: { [field: string]: string } = {};
-    for (const d of error.details) {
-      const field = d.path.join('.') || String(d.context?.key ?? 'body');
-      fields[field] ??= d.message.replace(/^"[^"]*" /, '').replace(/"/g, '');
-    }
-    throw new InvalidRequestError(`Invalid ${Object.keys(fields).join(', ')}.`, { fields });
+    throw invalidFields(
+      error.details.map((d) => ({
+        field: d.path.join('.') || 'body',
+        message: d.message.replace(/^"[^"]*" /, '').replace(/"/g, ''),
+      })),
+    );
   }
   return value;
 }

@@ -25,7 +25,7 @@ function isDuplicateKey(err: unknown): boolean {
 }
 
 function emailTaken(err: unknown): never {
-  if (isDuplicateKey(err)) throw new ConflictError('A user with this e-mail already exists.', { field: 'email' });
+  if (isDuplicateKey(err)) throw new ConflictError('A user with this e-mail already exists.', { fields: [{ field: 'email', message: 'is taken' }] });
   throw err;
 }
 

@@ -68,7 +68,7 @@ function toRow(u: UserRecord): UserRow {
 }
 
 function emailTaken(err: unknown): never {
-  if (isSqliteUniqueViolation(err)) throw new ConflictError('A user with this e-mail already exists.', { field: 'email' });
+  if (isSqliteUniqueViolation(err)) throw new ConflictError('A user with this e-mail already exists.', { fields: [{ field: 'email', message: 'is taken' }] });
   throw err;
 }
 

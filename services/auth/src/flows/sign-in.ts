@@ -1,0 +1,91 @@
+import { newId, UnauthorizedError, type ProjectId, type Session } from '@plinth/shared';
+import { newOtpCode, otpHash } from '../domain/secrets';
+import type { UserRecord } from '../store/user-store';
+import { sendMail, type AuthContext } from './auth-context';
+import { startSession } from './sessions';
+import { sendVerification } from './verification';
+
+export const OTP_TTL_MS = 10 * 60_000;
+export const OTP_MAX_ATTEMPTS = 5;
+export const OTP_RESEND_INTERVAL_MS = 60_000;
+
+/** One message for every sign-in failure, so the answer never tells which part was wrong. */
+const BAD_CREDENTIALS = 'Invalid e-mail or password.';
+const BAD_CODE = 'Invalid or expired code.';
+
+export function newUserRecord(email: string, over: Partial<UserRecord>, now: number): UserRecord {
+  return {
+    id: newId('usr_', now),
+    email,
+    email_verified: false,
+    display_name: null,
+    photo_url: null,
+    status: 'active',
+    password_hash: null,
+    metadata: {},
+    last_sign_in_at: null,
+    created_at: new Date(now).toISOString(),
+    ...over,
+  };
+}
+
+/** Sign-up: a new user with a password and a session. Taken e-mail → 409 (from the store). */
+export async function signUp(
+  ctx: AuthContext,
+  project: ProjectId,
+  input: { email: string; password: string; display_name?: string },
+): Promise<Session> {
+  const settings = await ctx.settings.get(project);
+  const user = newUserRecord(
+    input.email,
+    { password_hash: await ctx.passwords.hash(input.password), display_name: input.display_name ?? null },
+    ctx.clock(),
+  );
+  await ctx.users.createUser(project, user);
+  if (settings.send_verification_on_signup) await sendVerification(ctx, project, user);
+  return startSession(ctx, project, user);
+}
+
+/** Sign-in with a password. Wrong password, unknown e-mail, no password, disabled → the same 401. */
+export async function signIn(ctx: AuthContext, project: ProjectId, input: { email: string; password: string }): Promise<Session> {
+  const user = await ctx.users.getUserByEmail(project, input.email);
+  const ok = await ctx.passwords.verify(input.password, user?.password_hash ?? null);
+  if (!ok || !user || user.status !== 'active') throw new UnauthorizedError(BAD_CREDENTIALS);
+  return startSession(ctx, project, user);
+}
+
+/**
+ * Sends a 6-digit code when the e-mail belongs to an active user (or may create one), at most
+ * once per minute per e-mail. The caller always answers `{sent:true}`.
+ */
+export async function requestOtp(ctx: AuthContext, project: ProjectId, email: string): Promise<void> {
+  const user = await ctx.users.getUserByEmail(project, email);
+  if (user ? user.status !== 'active' : !(await ctx.settings.get(project)).otp_creates_users) return;
+  const code = newOtpCode();
+  const now = ctx.clock();
+  const issued = await ctx.users.issueOtp(project, {
+    email,
+    code_hash: otpHash(email, code),
+    now,
+    expires_at: now + OTP_TTL_MS,
+    resend_after: now - OTP_RESEND_INTERVAL_MS,
+  });
+  if (issued) await sendMail(ctx, project, 'otp', email, { code });
+}
+
+/** Redeems a code: marks the e-mail verified (creating a password-less user if allowed) and starts a session. */
+export async function redeemOtp(ctx: AuthContext, project: ProjectId, input: { email: string; code: string }): Promise<Session> {
+  const now = ctx.clock();
+  if (!(await ctx.users.redeemOtp(project, input.email, otpHash(input.email, input.code), now, OTP_MAX_ATTEMPTS))) {
+    throw new UnauthorizedError(BAD_CODE);
+  }
+  let user = await ctx.users.getUserByEmail(project, input.email);
+  if (!user && (await ctx.settings.get(project)).otp_creates_users) {
+    const created = newUserRecord(input.email, { email_verified: true }, now);
+    await ctx.users.createUser(project, created);
+    user = created;
+  }
+  if (!user || user.status !== 'active') throw new UnauthorizedError(BAD_CODE);
+  if (!user.email_verified) user = (await ctx.users.updateUser(project, user.id, { email_verified: true })) ?? user;
+  return startSession(ctx, project, user);
+}

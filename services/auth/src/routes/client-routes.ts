@@ -1,0 +1,103 @@
+import { Router } from 'express';
+import Joi from 'joi';
+import { requestContext } from '@plinth/shared';
+import { displayNameSchema, emailSchema, passwordSchema, validate } from '../domain/validation';
+import type { AuthContext } from '../flows/auth-context';
+import { refreshSession, signOut, userFromAccessToken } from '../flows/sessions';
+import { redeemOtp, requestOtp, signIn, signUp } from '../flows/sign-in';
+import { confirmVerification, forgotPassword, resetPassword, sendVerification } from '../flows/verification';
+import { toPublicUser } from '../domain/public-user';
+import type { LimitedEndpoint } from './rate-limits';
+import { USER_TOKEN_HEADER } from './guards';
+import type { RequestHandler } from 'express';
+
+const refreshTokenSchema = Joi.string().max(200).required();
+const linkTokenSchema = Joi.string().max(200).required();
+
+const schemas = {
+  signup: Joi.object({ email: emailSchema.required(), password: passwordSchema.required(), display_name: displayNameSchema }),
+  signin: Joi.object({ email: emailSchema.required(), password: Joi.string().max(1024).required() }),
+  email: Joi.object({ email: emailSchema.required() }),
+  redeem: Joi.object({
+    email: emailSchema.required(),
+    code: Joi.string().pattern(/^\d{6}$/).required().messages({ 'string.pattern.base': 'must be 6 digits' }),
+  }),
+  refresh: Joi.object({ refresh_token: refreshTokenSchema }),
+  confirm: Joi.object({ token: linkTokenSchema }),
+  reset: Joi.object({ token: linkTokenSchema, password: passwordSchema.required() }),
+};
+
+/** The client endpoints of Auth (contract §4, public key), relative to `/v1/projects/:project/auth`. */
+export function clientRoutes(ctx: AuthContext, limits: Record<LimitedEndpoint, RequestHandler[]>): Router {
+  const r = Router();
+
+  r.post('/signup', ...limits.signup, async (req, res) => {
+    const body = validate(schemas.signup, req.body);
+    res.status(201).json(await signUp(ctx, requestContext(res).project, body));
+  });
+
+  r.post('/signin', ...limits.signin, async (req, res) => {
+    const body = validate(schemas.signin, req.body);
+    res.json(await signIn(ctx, requestContext(res).project, body));
+  });
+
+  r.post('/otp/request', ...limits['otp-request'], async (req, res) => {
+    const { email } = validate(schemas.email, req.body);
+    await requestOtp(ctx, requestContext(res).project, email);
+    res.json({ sent: true });
+  });
+
+  r.post('/otp/redeem', ...limits['otp-redeem'], async (req, res) => {
+    const body = validate(schemas.redeem, req.body);
+    res.json(await redeemOtp(ctx, requestContext(res).project, body));
+  });
+
+  r.post('/refresh', ...limits.refresh, async (req, res) => {
+    const { refresh_token } = validate(schemas.refresh, req.body);
+    res.json(await refreshSession(ctx, requestContext(res).project, refresh_token));
+  });
+
+  r.post('/signout', async (req, res) => {
+    const { refresh_token } = validate(schemas.refresh, req.body);
+    await signOut(ctx, requestContext(res).project, refresh_token);
+    res.json({ signed_out: true });
+  });
+
+  r.post('/signout-all', async (req, res) => {
+    const { project } = requestContext(res);
+    const { user } = await userFromAccessToken(ctx, project, req.get(USER_TOKEN_HEADER));
+    await ctx.sessions.revokeUser(project, user.id, ctx.clock());
+    res.json({ signed_out: true, everywhere: true });
+  });
+
+  r.get('/user', async (req, res) => {
+    const { user } = await userFromAccessToken(ctx, requestContext(res).project, req.get(USER_TOKEN_HEADER));
+    res.json({ user: toPublicUser(user) });
+  });
+
+  r.post('/verify/request', async (req, res) => {
+    const { project } = requestContext(res);
+    const { user } = await userFromAccessToken(ctx, project, req.get(USER_TOKEN_HEADER));
+    await sendVerification(ctx, project, user);
+    res.json({ sent: true });
+  });
+
+  r.post('/verify/confirm', async (req, res) => {
+    const { token } = validate(schemas.confirm, req.body);
+    res.json({ verified: true, user: await confirmVerification(ctx, requestContext(res).project, token) });
+  });
+
+  r.post('/password/forgot', ...limits.forgot, async (req, res) => {
+    const { email } = validate(schemas.email, req.body);
+    await forgotPassword(ctx, requestContext(res).project, email);
+    res.json({ sent: true });
+  });
+
+  r.post('/password/reset', async (req, res) => {
+    const { token, password } = validate(schemas.reset, req.body);
+    await resetPassword(ctx, requestContext(res).project, token, password);
+    res.json({ reset: true });
+  });
+
+  return r;
+}

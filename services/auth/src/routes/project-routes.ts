@@ -1,0 +1,63 @@
+import { Router } from 'express';
+import Joi from 'joi';
+import { requestContext, requireSecretKey, type JsonValue } from '@plinth/shared';
+import { authSettingsPatchSchema } from '../domain/auth-settings';
+import { validate } from '../domain/validation';
+import type { AuthContext } from '../flows/auth-context';
+import { mintToken } from '../flows/mint-token';
+import { RESERVED_CLAIMS } from '../tokens/access-tokens';
+import { requireProjectKey } from './guards';
+
+const MAX_CLAIMS_BYTES = 1000;
+
+const mintSchema = Joi.object<{ user_id: string; claims?: { [claim: string]: JsonValue }; expires_in: number }>({
+  user_id: Joi.string().min(1).max(128).required(),
+  claims: Joi.object()
+    .unknown(true)
+    .custom((v: object, helpers) => {
+      const reserved = Object.keys(v).filter((k) => RESERVED_CLAIMS.has(k));
+      if (reserved.length > 0) return helpers.message({ custom: `must not use reserved names: ${reserved.join(', ')}` });
+      if (Buffer.byteLength(JSON.stringify(v)) > MAX_CLAIMS_BYTES) return helpers.message({ custom: 'must be at most 1000 bytes of JSON' });
+      return v;
+    }),
+  expires_in: Joi.number().integer().strict().min(60).max(86_400).default(3600),
+});
+
+/**
+ * Endpoints that work whether or not Auth is enabled: settings, minting, JWKS, key rotation.
+ * Full paths under `/v1/projects/:project`.
+ */
+export function projectRoutes(ctx: AuthContext): Router {
+  const r = Router();
+  const base = '/v1/projects/:project';
+
+  r.get(`${base}/auth/jwks.json`, async (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300');
+    res.json(await ctx.keys.jwks(requestContext(res).project));
+  });
+
+  r.post(`${base}/auth/tokens`, requireProjectKey, async (req, res) => {
+    const { project } = requireSecretKey(res);
+    const body = validate(mintSchema, req.body);
+    res.json(await mintToken(ctx, project, body));
+  });
+
+  r.post(`${base}/auth/keys/rotate`, requireProjectKey, async (_req, res) => {
+    const { project } = requireSecretKey(res);
+    const key = await ctx.keys.rotate(project);
+    res.json({ rotated: true, kid: key.kid });
+  });
+
+  r.get(`${base}/settings/auth`, requireProjectKey, async (_req, res) => {
+    const { project } = requireSecretKey(res);
+    res.json(await ctx.settings.get(project));
+  });
+
+  r.patch(`${base}/settings/auth`, requireProjectKey, async (req, res) => {
+    const { project } = requireSecretKey(res);
+    const patch = validate(authSettingsPatchSchema, req.body);
+    res.json(await ctx.settings.patch(project, patch));
+  });
+
+  return r;
+}

@@ -1,0 +1,115 @@
+import { createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import type { ProjectId } from '@plinth/shared';
+import type { Clock } from '../clock';
+import type { SigningKeyRecord, UserStore } from '../store/user-store';
+
+/** The longest any access token lives (minting allows 86 400 s), plus a minute of skew. */
+export const MAX_TOKEN_LIFETIME_MS = (86_400 + 60) * 1000;
+
+/** How long a project's keys are cached before the store is read again. */
+const CACHE_MS = 30_000;
+
+/** A public key as published in the JWKS. */
+export interface PublicJwk {
+  kty: string;
+  crv: string;
+  x: string;
+  y: string;
+  kid: string;
+  use: 'sig';
+  alg: 'ES256';
+}
+
+function generate(now: number): SigningKeyRecord {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  return {
+    kid: randomBytes(12).toString('base64url'),
+    private_pem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    public_jwk: { kty: String(jwk.kty), crv: String(jwk.crv), x: String(jwk.x), y: String(jwk.y) },
+    created_at: now,
+    verify_until: null,
+  };
+}
+
+function verifies(k: SigningKeyRecord, now: number): boolean {
+  return k.verify_until === null || k.verify_until > now;
+}
+
+/**
+ * Per-project ES256 key pairs (DESIGN.md §7). The first key is made on first need and stored
+ * in the UserStore. `rotate` makes a new signing key; older keys keep verifying until every
+ * token they signed has expired, so a rotation never signs anyone out.
+ */
+export class SigningKeys {
+  private readonly cache = new Map<ProjectId, { at: number; keys: SigningKeyRecord[] }>();
+  private readonly creating = new Map<ProjectId, Promise<SigningKeyRecord>>();
+
+  constructor(
+    private readonly store: UserStore,
+    private readonly clock: Clock,
+  ) {}
+
+  private async keys(project: ProjectId, fresh = false): Promise<SigningKeyRecord[]> {
+    const hit = this.cache.get(project);
+    if (hit && !fresh && this.clock() - hit.at < CACHE_MS) return hit.keys;
+    const keys = await this.store.listSigningKeys(project);
+    this.cache.set(project, { at: this.clock(), keys });
+    return keys;
+  }
+
+  /** The key new tokens are signed with; created (once per process, even when racing) if the project has none. */
+  async current(project: ProjectId): Promise<SigningKeyRecord> {
+    const active = (await this.keys(project)).find((k) => k.verify_until === null);
+    if (active) return active;
+    let pending = this.creating.get(project);
+    if (!pending) {
+      pending = (async () => {
+        const again = (await this.keys(project, true)).find((k) => k.verify_until === null);
+        if (again) return again;
+        const key = generate(this.clock());
+        await this.store.addSigningKey(project, key);
+        this.cache.delete(project);
+        return key;
+      })().finally(() => this.creating.delete(project));
+      this.creating.set(project, pending);
+    }
+    return pending;
+  }
+
+  /** The public key for `kid` if it still verifies; null otherwise. Re-reads the store for an unknown kid. */
+  async verificationKey(project: ProjectId, kid: string): Promise<KeyObject | null> {
+    let key = (await this.keys(project)).find((k) => k.kid === kid);
+    if (!key) key = (await this.keys(project, true)).find((k) => k.kid === kid);
+    if (!key || !verifies(key, this.clock())) return null;
+    return createPublicKey({ key: { ...key.public_jwk }, format: 'jwk' });
+  }
+
+  /** Every key that still verifies, for `GET …/auth/jwks.json`. */
+  async jwks(project: ProjectId): Promise<{ keys: PublicJwk[] }> {
+    await this.current(project);
+    const now = this.clock();
+    const keys = (await this.keys(project)).filter((k) => verifies(k, now));
+    return {
+      keys: keys.map((k) => ({
+        kty: k.public_jwk.kty ?? 'EC',
+        crv: k.public_jwk.crv ?? 'P-256',
+        x: k.public_jwk.x ?? '',
+        y: k.public_jwk.y ?? '',
+        kid: k.kid,
+        use: 'sig',
+        alg: 'ES256',
+      })),
+    };
+  }
+
+  /** Makes a new signing key; the previous ones verify for MAX_TOKEN_LIFETIME_MS more. */
+  async rotate(project: ProjectId): Promise<SigningKeyRecord> {
+    const now = this.clock();
+    const key = generate(now);
+    await this.store.addSigningKey(project, key);
+    await this.store.retireSigningKeys(project, key.kid, now + MAX_TOKEN_LIFETIME_MS);
+    this.cache.delete(project);
+    return key;
+  }
+}
