@@ -14,4 +14,5 @@ module.exports = {
     '^@plinth/gateway/(.*)$': '<rootDir>/gateway/src/$1',
   },
   testTimeout: 30000,
+  globalSetup: '<rootDir>/test/global-setup.js',
 };

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
+// Built by test/global-setup.js before any suite runs.
 const ENTRY = path.join(ROOT, 'gateway/dist/standalone.js');
 
 interface Started {
@@ -51,9 +52,6 @@ async function stop(s: Started): Promise<number | null> {
 
 describe('npm start (standalone mode) as a process', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-start-'));
-  beforeAll(() => {
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT });
-  }, 120_000);
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('serves /healthz, prints working keys, shuts down on SIGTERM, and reuses the keys on a second start', async () => {
