@@ -19,7 +19,11 @@ export interface AuthConfig {
   PLINTH_RATE_LIMIT_EMAIL: number;
   /** `iss` claim of access tokens. */
   PLINTH_ISSUER: string;
-  /** Express `trust proxy`: how many proxies (the gateway) stand between client and service. */
+  /**
+   * Proxies in front of the gateway (the gateway's own setting, same variable). The service
+   * trusts that many X-Forwarded-For hops, plus one for the gateway's proxy hop when it runs as
+   * its own process (main.ts); see docs/auth.md "Client IP".
+   */
   PLINTH_TRUST_PROXY: number;
 }
 
@@ -34,5 +38,5 @@ export const authConfigSchema = Joi.object<AuthConfig>({
   PLINTH_RATE_LIMIT_IP: Joi.number().integer().min(1).default(30),
   PLINTH_RATE_LIMIT_EMAIL: Joi.number().integer().min(1).default(10),
   PLINTH_ISSUER: Joi.string().min(1).default('plinth'),
-  PLINTH_TRUST_PROXY: Joi.number().integer().min(0).default(1),
+  PLINTH_TRUST_PROXY: Joi.number().integer().min(0).max(10).default(0),
 });

@@ -1,3 +1,5 @@
 export * from './app';
 export * from './config';
 export * from './service';
+export * from './mail/mail-outbox';
+export * from './mail/sqlite-mail-outbox';

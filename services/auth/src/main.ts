@@ -10,7 +10,7 @@ async function main(): Promise<void> {
     exitOnConfigError(err);
   }
   const logger = createLogger('auth', config.LOG_LEVEL);
-  const service = await buildAuthService(config, logger);
+  const service = await buildAuthService(config, logger, { behindGatewayProxy: true });
   const served = await serve(service.app, { port: config.PORT, logger, onShutdown: service.close });
   installProcessHandlers(served.shutdown, logger);
   logger.info({ port: served.port }, 'auth listening');

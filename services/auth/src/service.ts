@@ -29,6 +29,11 @@ export interface AuthServiceOptions {
   outbox?: MailOutbox;
   /** Prefix of every Redis key (sessions, revocations, rate limits); default `plinth:auth:`. */
   redisPrefix?: string;
+  /**
+   * True when the gateway reaches this service over HTTP (its own process, main.ts): the
+   * gateway's proxy appends one X-Forwarded-For hop. False when mounted in-process (standalone).
+   */
+  behindGatewayProxy?: boolean;
 }
 
 /** The auth service plus what other in-process parts may need from it. */
@@ -89,7 +94,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
     auth,
-    trustProxy: config.PLINTH_TRUST_PROXY,
+    trustProxy: config.PLINTH_TRUST_PROXY + (opts.behindGatewayProxy ? 1 : 0),
     logRequests: opts.logRequests,
     rateLimits: {
       perIp: config.PLINTH_RATE_LIMIT_IP,

@@ -7,10 +7,14 @@ export interface FieldProblem {
   message: string;
 }
 
-/** 400 `invalid_request` naming the fields: `details: {fields: [{field, message}]}`. */
+/**
+ * 400 `invalid_request` naming the fields: `details: {field, fields: [{field, message}]}`,
+ * `field` being the first bad one. Field names are values, never keys, so an error about the
+ * `password` field has no key named like a password.
+ */
 export function invalidFields(problems: FieldProblem[]): InvalidRequestError {
   const names = [...new Set(problems.map((p) => p.field))];
-  return new InvalidRequestError(`Invalid ${names.join(', ')}.`, { fields: problems });
+  return new InvalidRequestError(`Invalid ${names.join(', ')}.`, { field: names[0], fields: problems });
 }
 
 /**

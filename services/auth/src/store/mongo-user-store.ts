@@ -1,5 +1,5 @@
 import { MongoServerError, type Collection, type Db } from 'mongodb';
-import { ConflictError, type ProjectId } from '@plinth/shared';
+import type { ProjectId } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 import type {
   OneTimeToken,
@@ -11,6 +11,7 @@ import type {
   UserRecord,
   UserStore,
 } from './user-store';
+import { emailTakenError } from './user-store';
 
 type UserDoc = UserRecord & { _id: string; project: string };
 type TokenDoc = OneTimeToken & { _id: string; project: string };
@@ -25,7 +26,7 @@ function isDuplicateKey(err: unknown): boolean {
 }
 
 function emailTaken(err: unknown): never {
-  if (isDuplicateKey(err)) throw new ConflictError('A user with this e-mail already exists.', { fields: [{ field: 'email', message: 'is taken' }] });
+  if (isDuplicateKey(err)) throw emailTakenError();
   throw err;
 }
 

@@ -1,4 +1,4 @@
-import { ConflictError, isSqliteUniqueViolation, type ProjectId, type SqliteDatabase } from '@plinth/shared';
+import { isSqliteUniqueViolation, type ProjectId, type SqliteDatabase } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 import type {
   OneTimeToken,
@@ -10,6 +10,7 @@ import type {
   UserRecord,
   UserStore,
 } from './user-store';
+import { emailTakenError } from './user-store';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS auth_users (
@@ -68,7 +69,7 @@ function toRow(u: UserRecord): UserRow {
 }
 
 function emailTaken(err: unknown): never {
-  if (isSqliteUniqueViolation(err)) throw new ConflictError('A user with this e-mail already exists.', { fields: [{ field: 'email', message: 'is taken' }] });
+  if (isSqliteUniqueViolation(err)) throw emailTakenError();
   throw err;
 }
 

@@ -1,4 +1,4 @@
-import type { JsonValue, ProjectId, UserStatus } from '@plinth/shared';
+import { ConflictError, type JsonValue, type ProjectId, type UserStatus } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 
 /**
@@ -18,6 +18,14 @@ export interface UserRecord {
   metadata: { [key: string]: JsonValue };
   last_sign_in_at: string | null;
   created_at: string;
+}
+
+/** What adapters throw for a taken e-mail (a unique-index violation). */
+export function emailTakenError(): ConflictError {
+  return new ConflictError('A user with this e-mail already exists.', {
+    field: 'email',
+    fields: [{ field: 'email', message: 'is taken' }],
+  });
 }
 
 export type UserPatch = Partial<Omit<UserRecord, 'id' | 'created_at'>>;

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
-import { asProjectId, loadConfig, signInternal, type KeyKind } from '@plinth/shared';
+import { asProjectId, loadConfig, newSecret, NotFoundError, signInternal, type KeyKind } from '@plinth/shared';
+import { createGatewayApp, generateKey, inProcessUpstream, SqliteProjectStore, type Upstream } from '@plinth/gateway';
+import type { Express } from 'express';
 import { authConfigSchema } from '../../src/config';
 import { buildAuthService, type BuiltAuthService } from '../../src/service';
 import type { MailJob } from '../../src/mail/mail-outbox';
@@ -16,11 +18,18 @@ const SECRET = 'test-internal-secret-0123456789abcdef';
 export interface Call {
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
+  /** Which of the project's keys to send as `Authorization: Bearer`; `none` sends no key. Default public. */
   key?: KeyKind;
   body?: object;
   userToken?: string;
+  /** The client address, sent as X-Forwarded-For (the gateway trusts one proxy hop here). */
   ip?: string;
   project?: string;
+  /**
+   * Skip the gateway: call the service with a valid internal credential for `key`, as the
+   * gateway would. Only for checking the service's own guards.
+   */
+  direct?: boolean;
 }
 
 export interface CallResult {
@@ -30,24 +39,39 @@ export interface CallResult {
   headers: { [name: string]: string };
 }
 
+interface ProjectKeys {
+  publicKey: string;
+  secretKey: string;
+}
+
+/** Routes of the other services: not under test here. */
+const elsewhere: Upstream = {
+  kind: 'in-process',
+  handle: (_req, _res, next) => next(new NotFoundError('Not part of the auth test composition.')),
+  close: () => {},
+};
+
 /**
  * The auth service built from configuration (as main.ts and standalone mode do) on a temp data
- * dir, driven with supertest behind a valid internal credential — what the gateway sends.
- * Records every response body, every password it sent and every log line, so a suite can
- * assert that none of them leaked.
+ * dir, mounted in-process behind the real gateway (project keys, routing, internal credential),
+ * with an injectable clock. Records every response body, every password it sent and every log
+ * line, so a suite can assert that none of them leaked.
  */
 export class AuthTestService {
   readonly responses: unknown[] = [];
   readonly passwordsSent = new Set<string>();
-  /** The service's clock (epoch ms); tests move it with advance(), never sleep. */
-  private clock = { now: Date.now() };
+  private readonly keys = new Map<string, ProjectKeys>();
   private projects = 0;
+
   private constructor(
     readonly service: BuiltAuthService,
+    private readonly gateway: Express,
+    private readonly projectStore: SqliteProjectStore,
     private readonly dir: string,
-    /** Every line the service logged. */
+    /** Every line the service and gateway logged. */
     readonly logLines: string[],
-    readonly defaultProject: string,
+    /** The service's clock (epoch ms); tests move it with advance(), never sleep. */
+    private readonly clock: { now: number },
   ) {}
 
   static async start(env: { [name: string]: string } = {}, opts: { redisPrefix?: string } = {}): Promise<AuthTestService> {
@@ -58,6 +82,7 @@ export class AuthTestService {
       PLINTH_BCRYPT_COST: '4',
       PLINTH_RATE_LIMIT_IP: '10000',
       PLINTH_RATE_LIMIT_EMAIL: '10000',
+      PLINTH_TRUST_PROXY: '1',
       ...env,
     });
     const lines: string[] = [];
@@ -70,14 +95,29 @@ export class AuthTestService {
     const logger = pino({ level: 'debug' }, sink);
     const clock = { now: Date.now() };
     const service = await buildAuthService(config, logger, { clock: () => clock.now, redisPrefix: opts.redisPrefix });
-    const t = new AuthTestService(service, dir, lines, 'proj-main');
-    t.clock = clock;
-    return t;
+    const projectStore = new SqliteProjectStore(path.join(dir, 'gateway.db'));
+    const gateway = createGatewayApp({
+      store: projectStore,
+      upstreams: { auth: inProcessUpstream(service.app), records: elsewhere, mailer: elsewhere },
+      adminKey: newSecret('adm_', 24),
+      internalSecret: SECRET,
+      logger,
+      corsOrigins: '*',
+      keyCacheTtlMs: 60_000,
+      trustProxy: 1,
+    });
+    return new AuthTestService(service, gateway.app, projectStore, dir, lines, clock);
   }
 
-  /** A fresh project id, so tests do not share users, limits or settings. */
-  newProject(): string {
-    return `proj-${++this.projects}-${Math.random().toString(36).slice(2, 8)}`;
+  /** A fresh project with a public and a secret key; Auth disabled, as for any new project. */
+  async newProject(): Promise<string> {
+    const id = asProjectId(`proj-${++this.projects}-${Math.random().toString(36).slice(2, 8)}`);
+    const now = new Date();
+    const pub = generateKey(id, 'public', now);
+    const sec = generateKey(id, 'secret', now);
+    await this.projectStore.createProject({ id, name: id, created_at: now.toISOString() }, [pub.record, sec.record]);
+    this.keys.set(id, { publicKey: pub.value, secretKey: sec.value });
+    return id;
   }
 
   advance(ms: number): void {
@@ -88,17 +128,27 @@ export class AuthTestService {
     return this.clock.now;
   }
 
-  async call(c: Call): Promise<CallResult> {
-    const project = c.project ?? this.defaultProject;
+  async call(c: Call & { project: string }): Promise<CallResult> {
     const keyKind: KeyKind = c.key ?? 'public';
-    const requestId = `req-${Math.random().toString(36).slice(2)}`;
-    let req = request(this.service.app)
-      [c.method](`/v1/projects/${project}${c.path}`)
-      .set('x-plinth-project', project)
-      .set('x-plinth-key-kind', keyKind)
-      .set('x-request-id', requestId)
-      .set('x-plinth-internal', signInternal(SECRET, { project, keyKind, requestId }))
-      .set('x-forwarded-for', c.ip ?? '203.0.113.7');
+    const url = `/v1/projects/${c.project}${c.path}`;
+    let req: request.Test;
+    if (c.direct) {
+      const requestId = `req-${Math.random().toString(36).slice(2)}`;
+      req = request(this.service.app)
+        [c.method](url)
+        .set('x-plinth-project', c.project)
+        .set('x-plinth-key-kind', keyKind)
+        .set('x-request-id', requestId)
+        .set('x-plinth-internal', signInternal(SECRET, { project: c.project, keyKind, requestId }));
+    } else {
+      req = request(this.gateway)[c.method](url);
+      const keys = this.keys.get(c.project);
+      if (keyKind !== 'none') {
+        if (!keys) throw new Error(`unknown test project ${c.project}`);
+        req = req.set('authorization', `Bearer ${keyKind === 'secret' ? keys.secretKey : keys.publicKey}`);
+      }
+    }
+    req = req.set('x-forwarded-for', c.ip ?? '203.0.113.7');
     if (c.userToken !== undefined) req = req.set('x-auth-user-token', c.userToken);
     const body = c.body as { password?: unknown } | undefined;
     if (body && typeof body.password === 'string') this.passwordsSent.add(body.password);
@@ -113,9 +163,9 @@ export class AuthTestService {
     if (r.status !== 200) throw new Error(`configure failed: ${r.status} ${JSON.stringify(r.body)}`);
   }
 
-  /** A project with Auth enabled. */
+  /** A new project with Auth enabled. */
   async enabledProject(settings: Partial<AuthSettings> = {}): Promise<string> {
-    const p = this.newProject();
+    const p = await this.newProject();
     await this.configure(p, settings);
     return p;
   }
@@ -136,6 +186,7 @@ export class AuthTestService {
 
   async close(): Promise<void> {
     await this.service.close();
+    await this.projectStore.close();
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -36,7 +36,7 @@ describe('Auth API: settings, and Auth disabled by default', () => {
   });
 
   it('a new project has Auth disabled and the documented defaults', async () => {
-    const r = await t.call({ method: 'get', path: '/settings/auth', key: 'secret', project: t.newProject() });
+    const r = await t.call({ method: 'get', path: '/settings/auth', key: 'secret', project: (await t.newProject()) });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       enabled: false,
@@ -52,7 +52,7 @@ describe('Auth API: settings, and Auth disabled by default', () => {
   it.each(AUTH_ENDPOINTS.map((c) => [c.method.toUpperCase(), c.path, c] as const))(
     '%s %s answers 404 not_found while Auth is disabled',
     async (_m, _p, c) => {
-      const p = t.newProject();
+      const p = await t.newProject();
       const r = await t.call({ ...c, project: p });
       expect(r.status).toBe(404);
       expect(r.body.error).toBe('not_found');
@@ -60,14 +60,14 @@ describe('Auth API: settings, and Auth disabled by default', () => {
   );
 
   it('nothing is created while disabled', async () => {
-    const p = t.newProject();
+    const p = await t.newProject();
     await t.call({ method: 'post', path: '/auth/signup', project: p, body: { email: 'a@example.com', password: PASSWORD } });
     await t.configure(p);
     expect((await t.call({ method: 'get', path: '/auth/users', key: 'secret', project: p })).body.total).toBe(0);
   });
 
   it('PATCH merges settings and answers the full settings; disabling again brings back the 404', async () => {
-    const p = t.newProject();
+    const p = await t.newProject();
     const r = await t.call({
       method: 'patch',
       path: '/settings/auth',
@@ -95,7 +95,7 @@ describe('Auth API: settings, and Auth disabled by default', () => {
     [{ mail_from: 'nope' }, 'mail_from'],
     [{ colour: 'blue' }, 'colour'],
   ])('PATCH settings with %j answers 400 naming %s and changes nothing', async (body, field) => {
-    const p = t.newProject();
+    const p = await t.newProject();
     const r = await t.call({ method: 'patch', path: '/settings/auth', key: 'secret', project: p, body });
     expect(r.status).toBe(400);
     expect(r.body.details.fields.map((f: { field: string }) => f.field)).toContain(field);
@@ -103,15 +103,23 @@ describe('Auth API: settings, and Auth disabled by default', () => {
   });
 
   it.each([['get'], ['patch']] as const)('%s settings with the public key answers 403', async (method) => {
-    const r = await t.call({ method, path: '/settings/auth', key: 'public', project: t.newProject(), body: { enabled: true } });
+    const r = await t.call({ method, path: '/settings/auth', key: 'public', project: (await t.newProject()), body: { enabled: true } });
     expect(r.status).toBe(403);
     expect(r.body.error).toBe('forbidden');
   });
 
-  it('a request that reached the service without a project key answers 401 on Auth endpoints and settings', async () => {
+  it('without a project key the gateway answers 401 on every Auth endpoint and on settings', async () => {
     const p = await t.enabledProject();
-    for (const c of [...AUTH_ENDPOINTS, { method: 'get', path: '/settings/auth' } as const]) {
+    for (const c of [...AUTH_ENDPOINTS, { method: 'get', path: '/settings/auth' } as const, { method: 'post', path: '/auth/tokens' } as const]) {
       const r = await t.call({ ...c, key: 'none', project: p });
+      expect([c.path, r.status, r.body.error]).toEqual([c.path, 401, 'unauthorized']);
+    }
+  });
+
+  it('the service itself refuses a keyless request that reached it (defence in depth)', async () => {
+    const p = await t.enabledProject();
+    for (const c of [AUTH_ENDPOINTS[0]!, { method: 'get', path: '/settings/auth' } as const, { method: 'post', path: '/auth/tokens' } as const]) {
+      const r = await t.call({ ...c, key: 'none', project: p, direct: true });
       expect([c.path, r.status]).toEqual([c.path, 401]);
     }
   });

@@ -41,7 +41,7 @@ describe('Auth API: minting, JWKS and signing-key rotation', () => {
   }
 
   it('mints a token for an outside user, default 3600 s, verifiable with the JWKS — with Auth disabled', async () => {
-    const p = t.newProject();
+    const p = await t.newProject();
     const r = await mint(p, { user_id: 'ext-42', claims: { role: 'editor', teams: ['a', 'b'] } });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
@@ -63,7 +63,7 @@ describe('Auth API: minting, JWKS and signing-key rotation', () => {
   });
 
   it('honours expires_in within 60–86400', async () => {
-    const p = t.newProject();
+    const p = await t.newProject();
     expect((await mint(p, { user_id: 'u', expires_in: 60 })).body.expires_in).toBe(60);
     expect((await mint(p, { user_id: 'u', expires_in: 86_400 })).body.expires_in).toBe(86_400);
   });
@@ -80,13 +80,13 @@ describe('Auth API: minting, JWKS and signing-key rotation', () => {
     [{ user_id: 'u', claims: { blob: 'x'.repeat(1000) } }, 'claims'],
     [{ user_id: 'u', claims: ['a'] }, 'claims'],
   ])('minting with %j answers 400 naming %s', async (body, field) => {
-    const r = await mint(t.newProject(), body);
+    const r = await mint((await t.newProject()), body);
     expect(r.status).toBe(400);
     expect(r.body.details.fields.map((f: { field: string }) => f.field)).toContain(field);
   });
 
   it('minting with the public key answers 403; without a key 401', async () => {
-    const p = t.newProject();
+    const p = await t.newProject();
     const r = await mint(p, { user_id: 'u' }, 'public');
     expect(r.status).toBe(403);
     expect(r.body.error).toBe('forbidden');
@@ -94,16 +94,16 @@ describe('Auth API: minting, JWKS and signing-key rotation', () => {
   });
 
   it('JWKS publishes one ES256 key per project, with no private parts', async () => {
-    const a = await jwks(t.newProject());
-    const b = await jwks(t.newProject());
+    const a = await jwks(await t.newProject());
+    const b = await jwks(await t.newProject());
     expect(a).toEqual([{ kid: expect.any(String), kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), alg: 'ES256', use: 'sig' }]);
     expect(a[0]?.kid).not.toBe(b[0]?.kid);
-    expect(await jwks(t.newProject())).not.toEqual(a);
+    expect(await jwks(await t.newProject())).not.toEqual(a);
   });
 
   it('a token of one project does not verify for another', async () => {
-    const p = t.newProject();
-    const q = t.newProject();
+    const p = await t.newProject();
+    const q = await t.newProject();
     const r = await mint(p, { user_id: 'u' });
     await expect(verifyWithJwks(q, r.body.access_token)).rejects.toThrow();
   });
@@ -128,7 +128,7 @@ describe('Auth API: minting, JWKS and signing-key rotation', () => {
   });
 
   it('rotation needs the secret key', async () => {
-    const r = await t.call({ method: 'post', path: '/auth/keys/rotate', key: 'public', project: t.newProject() });
+    const r = await t.call({ method: 'post', path: '/auth/keys/rotate', key: 'public', project: (await t.newProject()) });
     expect(r.status).toBe(403);
   });
 
