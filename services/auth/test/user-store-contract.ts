@@ -1,5 +1,6 @@
-import { asProjectId, ConflictError, newId, type ProjectId } from '@plinth/shared';
+import { asProjectId, ConflictError, type ProjectId } from '@plinth/shared';
 import { DEFAULT_AUTH_SETTINGS } from '../src/domain/auth-settings';
+import { newUserRecord } from '../src/domain/new-user';
 import type { UserRecord, UserStore } from '../src/store/user-store';
 
 export interface UserStoreFixture {
@@ -11,19 +12,7 @@ const T0 = Date.UTC(2030, 0, 1);
 const MIN = 60_000;
 
 function user(email: string, over: Partial<UserRecord> = {}): UserRecord {
-  return {
-    id: newId('usr_'),
-    email,
-    email_verified: false,
-    display_name: null,
-    photo_url: null,
-    status: 'active',
-    password_hash: null,
-    metadata: {},
-    last_sign_in_at: null,
-    created_at: new Date().toISOString(),
-    ...over,
-  };
+  return newUserRecord(email, over, Date.now());
 }
 
 /** The guarantees of the UserStore port (src/store/user-store.ts), run against every adapter. */

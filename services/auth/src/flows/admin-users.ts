@@ -2,7 +2,7 @@ import { NotFoundError, type JsonValue, type ProjectId, type User } from '@plint
 import { toPublicUser } from '../domain/public-user';
 import type { UserPatch, UserRecord } from '../store/user-store';
 import type { AuthContext } from './auth-context';
-import { newUserRecord } from './sign-in';
+import { newUserRecord } from '../domain/new-user';
 
 export interface AdminUserCreate {
   email: string;

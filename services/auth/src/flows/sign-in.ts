@@ -1,6 +1,6 @@
-import { newId, UnauthorizedError, type ProjectId, type Session } from '@plinth/shared';
+import { UnauthorizedError, type ProjectId, type Session } from '@plinth/shared';
 import { newOtpCode, otpHash } from '../domain/secrets';
-import type { UserRecord } from '../store/user-store';
+import { newUserRecord } from '../domain/new-user';
 import { sendMail, type AuthContext } from './auth-context';
 import { startSession } from './sessions';
 import { sendVerification } from './verification';
@@ -12,22 +12,6 @@ export const OTP_RESEND_INTERVAL_MS = 60_000;
 /** One message for every sign-in failure, so the answer never tells which part was wrong. */
 const BAD_CREDENTIALS = 'Invalid e-mail or password.';
 const BAD_CODE = 'Invalid or expired code.';
-
-export function newUserRecord(email: string, over: Partial<UserRecord>, now: number): UserRecord {
-  return {
-    id: newId('usr_', now),
-    email,
-    email_verified: false,
-    display_name: null,
-    photo_url: null,
-    status: 'active',
-    password_hash: null,
-    metadata: {},
-    last_sign_in_at: null,
-    created_at: new Date(now).toISOString(),
-    ...over,
-  };
-}
 
 /** Sign-up: a new user with a password and a session. Taken e-mail → 409 (from the store). */
 export async function signUp(

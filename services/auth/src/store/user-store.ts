@@ -1,24 +1,12 @@
-import { ConflictError, type JsonValue, type ProjectId, type UserStatus } from '@plinth/shared';
+import { ConflictError, type ProjectId, type User } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 
 /**
- * A user as stored. `password_hash` never leaves the service: routes render users with
- * `toPublicUser` (domain/public-user.ts), which has no such field.
+ * A user as stored: the wire User (contract §2) with the bcrypt hash (null for a password-less
+ * OTP user) in place of `has_password`. The hash never leaves the service: routes render users
+ * with `toPublicUser` (domain/public-user.ts). `email` is trimmed and lower-cased, unique per project.
  */
-export interface UserRecord {
-  id: string;
-  /** As given at sign-up, trimmed and lower-cased; unique per project. */
-  email: string;
-  email_verified: boolean;
-  display_name: string | null;
-  photo_url: string | null;
-  status: UserStatus;
-  /** bcrypt hash, or null for a password-less (OTP) user. */
-  password_hash: string | null;
-  metadata: { [key: string]: JsonValue };
-  last_sign_in_at: string | null;
-  created_at: string;
-}
+export type UserRecord = Omit<User, 'has_password'> & { password_hash: string | null };
 
 /** What adapters throw for a taken e-mail (a unique-index violation). */
 export function emailTakenError(): ConflictError {

@@ -1,17 +1,11 @@
-import { AuthTestService } from './auth-test-service';
+import { useAuthTestService } from './auth-test-service';
 import { itLeakedNoSecrets } from './no-secrets';
 
 const PASSWORD = 'admin suite password';
 
 describe('Auth API: admin user management (secret key)', () => {
-  let t: AuthTestService;
+  const t = useAuthTestService();
   let p: string;
-  beforeAll(async () => {
-    t = await AuthTestService.start();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
   beforeEach(async () => {
     p = await t.enabledProject();
   });
@@ -152,5 +146,5 @@ describe('Auth API: admin user management (secret key)', () => {
     expect(r.body.error).toBe('forbidden');
   });
 
-  itLeakedNoSecrets(() => t);
+  itLeakedNoSecrets(t);
 });

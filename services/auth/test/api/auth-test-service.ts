@@ -4,10 +4,11 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
-import { asProjectId, loadConfig, newSecret, NotFoundError, signInternal, type KeyKind } from '@plinth/shared';
+import { asProjectId, loadConfig, newId, newSecret, NotFoundError, signInternal, type KeyKind } from '@plinth/shared';
 import { createGatewayApp, generateKey, inProcessUpstream, SqliteProjectStore, type Upstream } from '@plinth/gateway';
 import type { Express } from 'express';
 import { authConfigSchema } from '../../src/config';
+import { deleteRedisKeys } from '../redis-keys';
 import { buildAuthService, type BuiltAuthService } from '../../src/service';
 import type { MailJob } from '../../src/mail/mail-outbox';
 import type { AuthSettings } from '../../src/domain/auth-settings';
@@ -72,9 +73,12 @@ export class AuthTestService {
     readonly logLines: string[],
     /** The service's clock (epoch ms); tests move it with advance(), never sleep. */
     private readonly clock: { now: number },
+    /** Redis used by the service and the prefix of its keys, removed on close. */
+    private readonly redis: { url: string; prefix: string } | null,
   ) {}
 
-  static async start(env: { [name: string]: string } = {}, opts: { redisPrefix?: string } = {}): Promise<AuthTestService> {
+  static async start(env: { [name: string]: string } = {}): Promise<AuthTestService> {
+    const redisPrefix = `test:${newId('auth_')}:`;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-auth-'));
     const config = loadConfig(authConfigSchema, {
       PLINTH_INTERNAL_SECRET: SECRET,
@@ -94,7 +98,7 @@ export class AuthTestService {
     });
     const logger = pino({ level: 'debug' }, sink);
     const clock = { now: Date.now() };
-    const service = await buildAuthService(config, logger, { clock: () => clock.now, redisPrefix: opts.redisPrefix });
+    const service = await buildAuthService(config, logger, { clock: () => clock.now, redisPrefix });
     const projectStore = new SqliteProjectStore(path.join(dir, 'gateway.db'));
     const gateway = createGatewayApp({
       store: projectStore,
@@ -106,7 +110,8 @@ export class AuthTestService {
       keyCacheTtlMs: 60_000,
       trustProxy: 1,
     });
-    return new AuthTestService(service, gateway.app, projectStore, dir, lines, clock);
+    const redis = env.REDIS_URL ? { url: env.REDIS_URL, prefix: redisPrefix } : null;
+    return new AuthTestService(service, gateway.app, projectStore, dir, lines, clock, redis);
   }
 
   /** A fresh project with a public and a secret key; Auth disabled, as for any new project. */
@@ -188,5 +193,27 @@ export class AuthTestService {
     await this.service.close();
     await this.projectStore.close();
     fs.rmSync(this.dir, { recursive: true, force: true });
+    if (this.redis) await deleteRedisKeys(this.redis.prefix, this.redis.url);
   }
+}
+
+/**
+ * One AuthTestService for the calling test file: started before its tests, closed after. The
+ * returned handle forwards to the running instance.
+ */
+export function useAuthTestService(env: { [name: string]: string } = {}): AuthTestService {
+  let running: AuthTestService | null = null;
+  beforeAll(async () => {
+    running = await AuthTestService.start(env);
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  return new Proxy({} as AuthTestService, {
+    get(_target, prop) {
+      if (!running) throw new Error('the auth test service is not running (use it inside tests)');
+      const value: unknown = Reflect.get(running, prop, running);
+      return typeof value === 'function' ? value.bind(running) : value;
+    },
+  });
 }

@@ -1,4 +1,4 @@
-import { AuthTestService } from './auth-test-service';
+import { useAuthTestService } from './auth-test-service';
 import { itLeakedNoSecrets } from './no-secrets';
 
 const PASSWORD = 'links suite password';
@@ -6,15 +6,9 @@ const NEW_PASSWORD = 'a brand new password';
 const HOUR = 3_600_000;
 
 describe('Auth API: e-mail verification and password reset', () => {
-  let t: AuthTestService;
+  const t = useAuthTestService();
   let p: string;
   let session: { access_token: string; refresh_token: string; user: { id: string } };
-  beforeAll(async () => {
-    t = await AuthTestService.start();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
   beforeEach(async () => {
     p = await t.enabledProject({ send_verification_on_signup: false });
     const r = await t.call({ method: 'post', path: '/auth/signup', project: p, body: { email: 'ada@example.com', password: PASSWORD } });
@@ -129,5 +123,5 @@ describe('Auth API: e-mail verification and password reset', () => {
     });
   });
 
-  itLeakedNoSecrets(() => t);
+  itLeakedNoSecrets(t);
 });

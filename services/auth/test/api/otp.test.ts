@@ -1,18 +1,12 @@
-import { AuthTestService } from './auth-test-service';
+import { useAuthTestService } from './auth-test-service';
 import { itLeakedNoSecrets } from './no-secrets';
 
 const PASSWORD = 'otp suite password';
 const MIN = 60_000;
 
 describe('Auth API: one-time codes', () => {
-  let t: AuthTestService;
+  const t = useAuthTestService();
   let p: string;
-  beforeAll(async () => {
-    t = await AuthTestService.start();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
   beforeEach(async () => {
     p = await t.enabledProject();
     await t.call({ method: 'post', path: '/auth/signup', project: p, body: { email: 'ada@example.com', password: PASSWORD } });
@@ -131,5 +125,5 @@ describe('Auth API: one-time codes', () => {
     expect(list.body.total).toBe(1);
   });
 
-  itLeakedNoSecrets(() => t);
+  itLeakedNoSecrets(t);
 });

@@ -1,6 +1,5 @@
-import { newId } from '@plinth/shared';
-import { deleteRedisKeys, TEST_REDIS_URL } from '../redis-keys';
-import { AuthTestService } from './auth-test-service';
+import { TEST_REDIS_URL } from '../redis-keys';
+import { useAuthTestService } from './auth-test-service';
 import { itLeakedNoSecrets } from './no-secrets';
 
 const PASSWORD = 'rate limit password';
@@ -10,16 +9,8 @@ describe.each([
   ['in-memory store', {} as { [k: string]: string }],
   ['Redis store (real server)', { REDIS_URL: TEST_REDIS_URL }],
 ])('Auth API: rate limits (%s)', (_name, env) => {
-  let t: AuthTestService;
+  const t = useAuthTestService({ ...LIMITS, ...env });
   let p: string;
-  const prefix = `test:${newId('rl_')}:`;
-  beforeAll(async () => {
-    t = await AuthTestService.start({ ...LIMITS, ...env }, { redisPrefix: prefix });
-  });
-  afterAll(async () => {
-    await t.close();
-    if (env.REDIS_URL) await deleteRedisKeys(prefix, env.REDIS_URL);
-  });
   beforeEach(async () => {
     p = await t.enabledProject();
   });
@@ -79,5 +70,5 @@ describe.each([
     expect(r.status).toBe(401);
   });
 
-  itLeakedNoSecrets(() => t);
+  itLeakedNoSecrets(t);
 });

@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
-import { asProjectId, newId } from '@plinth/shared';
-import { deleteRedisKeys, TEST_REDIS_URL } from '../redis-keys';
-import { AuthTestService, type CallResult } from './auth-test-service';
+import { asProjectId } from '@plinth/shared';
+import { TEST_REDIS_URL } from '../redis-keys';
+import { useAuthTestService, type CallResult } from './auth-test-service';
 import { itLeakedNoSecrets } from './no-secrets';
 
 const PASSWORD = 'sessions password 1';
@@ -10,16 +10,8 @@ describe.each([
   ['embedded sessions', {} as { [k: string]: string }],
   ['Redis sessions (real server)', { REDIS_URL: TEST_REDIS_URL }],
 ])('Auth API: sessions, refresh rotation and revocation (%s)', (_name, env) => {
-  let t: AuthTestService;
+  const t = useAuthTestService(env);
   let p: string;
-  const prefix = `test:${newId('sess_')}:`;
-  beforeAll(async () => {
-    t = await AuthTestService.start(env, { redisPrefix: prefix });
-  });
-  afterAll(async () => {
-    await t.close();
-    if (env.REDIS_URL) await deleteRedisKeys(prefix, env.REDIS_URL);
-  });
   beforeEach(async () => {
     p = await t.enabledProject();
   });
@@ -175,5 +167,5 @@ describe.each([
     expect((await me(m.body.access_token)).status).toBe(401);
   });
 
-  itLeakedNoSecrets(() => t);
+  itLeakedNoSecrets(t);
 });

@@ -1,4 +1,4 @@
-import { AuthTestService, type Call } from './auth-test-service';
+import { useAuthTestService, type Call } from './auth-test-service';
 import { itLeakedNoSecrets } from './no-secrets';
 
 const PASSWORD = 'gating suite password';
@@ -27,13 +27,7 @@ const AUTH_ENDPOINTS: Array<Omit<Call, 'project'>> = [
 ];
 
 describe('Auth API: settings, and Auth disabled by default', () => {
-  let t: AuthTestService;
-  beforeAll(async () => {
-    t = await AuthTestService.start();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useAuthTestService();
 
   it('a new project has Auth disabled and the documented defaults', async () => {
     const r = await t.call({ method: 'get', path: '/settings/auth', key: 'secret', project: (await t.newProject()) });
@@ -130,5 +124,5 @@ describe('Auth API: settings, and Auth disabled by default', () => {
     expect(r.status).toBe(401);
   });
 
-  itLeakedNoSecrets(() => t);
+  itLeakedNoSecrets(t);
 });

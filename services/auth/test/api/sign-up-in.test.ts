@@ -1,17 +1,11 @@
-import { AuthTestService } from './auth-test-service';
+import { useAuthTestService } from './auth-test-service';
 import { itLeakedNoSecrets } from './no-secrets';
 
 const PASSWORD = 'correct horse battery';
 
 describe('Auth API: sign-up and sign-in', () => {
-  let t: AuthTestService;
+  const t = useAuthTestService();
   let p: string;
-  beforeAll(async () => {
-    t = await AuthTestService.start();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
   beforeEach(async () => {
     p = await t.enabledProject();
   });
@@ -128,5 +122,5 @@ describe('Auth API: sign-up and sign-in', () => {
     expect(await t.mails(quiet)).toEqual([]);
   });
 
-  itLeakedNoSecrets(() => t);
+  itLeakedNoSecrets(t);
 });

@@ -1,6 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { AuthTestService } from './auth-test-service';
+import { useAuthTestService } from './auth-test-service';
 import { itLeakedNoSecrets } from './no-secrets';
 
 const PASSWORD = 'tokens suite password';
@@ -16,13 +16,7 @@ interface Jwk {
 }
 
 describe('Auth API: minting, JWKS and signing-key rotation', () => {
-  let t: AuthTestService;
-  beforeAll(async () => {
-    t = await AuthTestService.start();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useAuthTestService();
 
   const mint = (project: string, body: object, key: 'secret' | 'public' = 'secret') =>
     t.call({ method: 'post', path: '/auth/tokens', key, project, body });
@@ -132,5 +126,5 @@ describe('Auth API: minting, JWKS and signing-key rotation', () => {
     expect(r.status).toBe(403);
   });
 
-  itLeakedNoSecrets(() => t);
+  itLeakedNoSecrets(t);
 });
