@@ -44,6 +44,8 @@ export interface BuiltAuthService extends BuiltService {
   outbox: SqliteMailOutbox | null;
   /** The signing keys (rotation from operator tooling). */
   keys: SigningKeys;
+  /** Each project's Auth settings (the mailer reads mail_from / redirect_url in standalone mode). */
+  settings: SettingsReader;
 }
 
 /** Wires the auth service's adapters from configuration. Used by main.ts and by standalone mode. */
@@ -119,6 +121,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     revocations: sessions.revocations,
     outbox: embeddedOutbox,
     keys,
+    settings: auth.settings,
     close: async () => {
       for (const close of closers) await close();
       sqlite.close();
