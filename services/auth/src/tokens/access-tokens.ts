@@ -45,7 +45,7 @@ export class AccessTokens {
   ) {}
 
   async sign(project: ProjectId, subject: TokenSubject, ttlSeconds: number): Promise<SignedToken> {
-    const key = await this.keys.current(project);
+    const signer = await this.keys.signer(project);
     const iat = epochSeconds(this.clock);
     const exp = iat + ttlSeconds;
     const payload: { [claim: string]: JsonValue | undefined } = {
@@ -60,7 +60,7 @@ export class AccessTokens {
       email_verified: subject.email_verified,
     };
     for (const k of Object.keys(payload)) if (payload[k] === undefined) delete payload[k];
-    const token = jwt.sign(payload, key.private_pem, { algorithm: 'ES256', keyid: key.kid });
+    const token = jwt.sign(payload, signer.key, { algorithm: 'ES256', keyid: signer.kid });
     return { token, iat, exp };
   }
 

@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import type { ProjectId } from '@plinth/shared';
 import type { Clock } from '../clock';
 import type { SigningKeyRecord, UserStore } from '../store/user-store';
@@ -44,6 +44,8 @@ function verifies(k: SigningKeyRecord, now: number): boolean {
 export class SigningKeys {
   private readonly cache = new Map<ProjectId, { at: number; keys: SigningKeyRecord[] }>();
   private readonly creating = new Map<ProjectId, Promise<SigningKeyRecord>>();
+  /** Parsed key objects by kid (parsing a PEM costs about a millisecond; a kid never changes). */
+  private readonly parsed = new Map<string, KeyObject>();
 
   constructor(
     private readonly store: UserStore,
@@ -77,12 +79,24 @@ export class SigningKeys {
     return pending;
   }
 
+  /** The key new tokens are signed with, parsed, and its kid. */
+  async signer(project: ProjectId): Promise<{ kid: string; key: KeyObject }> {
+    const rec = await this.current(project);
+    const id = `private:${project}:${rec.kid}`;
+    let key = this.parsed.get(id);
+    if (!key) this.parsed.set(id, (key = createPrivateKey(rec.private_pem)));
+    return { kid: rec.kid, key };
+  }
+
   /** The public key for `kid` if it still verifies; null otherwise. Re-reads the store for an unknown kid. */
   async verificationKey(project: ProjectId, kid: string): Promise<KeyObject | null> {
-    let key = (await this.keys(project)).find((k) => k.kid === kid);
-    if (!key) key = (await this.keys(project, true)).find((k) => k.kid === kid);
-    if (!key || !verifies(key, this.clock())) return null;
-    return createPublicKey({ key: { ...key.public_jwk }, format: 'jwk' });
+    let rec = (await this.keys(project)).find((k) => k.kid === kid);
+    if (!rec) rec = (await this.keys(project, true)).find((k) => k.kid === kid);
+    if (!rec || !verifies(rec, this.clock())) return null;
+    const id = `public:${project}:${rec.kid}`;
+    let key = this.parsed.get(id);
+    if (!key) this.parsed.set(id, (key = createPublicKey({ key: { ...rec.public_jwk }, format: 'jwk' })));
+    return key;
   }
 
   /** Every key that still verifies, for `GET …/auth/jwks.json`. */
