@@ -1,3 +1,4 @@
+import { benchAuthFlows } from './auth-flows';
 import { benchGatewayPath } from './gateway-path';
 
 /**
@@ -5,7 +6,10 @@ import { benchGatewayPath } from './gateway-path';
  * from one run are comparable with each other; absolute numbers depend on the machine.
  * BENCH_SECONDS sets the duration of each load (default 5).
  */
-const SCENARIOS: Array<[string, () => Promise<string>]> = [['gateway-path', benchGatewayPath]];
+const SCENARIOS: Array<[string, () => Promise<string>]> = [
+  ['gateway-path', benchGatewayPath],
+  ['auth-flows', benchAuthFlows],
+];
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
