@@ -1,15 +1,14 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import Joi from 'joi';
 import { requestContext } from '@plinth/shared';
+import { toPublicUser } from '../domain/public-user';
 import { displayNameSchema, emailSchema, passwordSchema, validate } from '../domain/validation';
 import type { AuthContext } from '../flows/auth-context';
 import { refreshSession, signOut, userFromAccessToken } from '../flows/sessions';
 import { redeemOtp, requestOtp, signIn, signUp } from '../flows/sign-in';
 import { confirmVerification, forgotPassword, resetPassword, sendVerification } from '../flows/verification';
-import { toPublicUser } from '../domain/public-user';
-import type { LimitedEndpoint } from './rate-limits';
 import { USER_TOKEN_HEADER } from './guards';
-import type { RequestHandler } from 'express';
+import type { LimitedEndpoint } from './rate-limits';
 
 const refreshTokenSchema = Joi.string().max(200).required();
 const linkTokenSchema = Joi.string().max(200).required();

@@ -100,6 +100,15 @@ describe.each([
     expect((await me(b.body.access_token)).status).toBe(200);
   });
 
+  it('sign-out with an unknown or spent refresh token still answers {signed_out:true}; without one 400', async () => {
+    const unknown = await t.call({ method: 'post', path: '/auth/signout', project: p, body: { refresh_token: 'frt_unknown' } });
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toEqual({ signed_out: true });
+    const missing = await t.call({ method: 'post', path: '/auth/signout', project: p, body: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body.details.field).toBe('refresh_token');
+  });
+
   it('sign-out-all ends every session of the user, and an existing access token fails at once', async () => {
     const s = await signUp();
     const other = await t.call({ method: 'post', path: '/auth/signin', project: p, body: { email: 'ada@example.com', password: PASSWORD } });
