@@ -1,0 +1,51 @@
+import { ConfigError, loadConfig } from '@plinth/shared';
+import { authConfigSchema } from '../src/config';
+
+const BASE = { PLINTH_INTERNAL_SECRET: 'x'.repeat(32) };
+
+describe('auth configuration', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig(authConfigSchema, BASE)).toEqual({
+      ...BASE,
+      PORT: 8082,
+      PLINTH_DATA_DIR: './data',
+      LOG_LEVEL: 'info',
+      PLINTH_BCRYPT_COST: 10,
+      PLINTH_RATE_LIMIT_IP: 30,
+      PLINTH_RATE_LIMIT_EMAIL: 10,
+      PLINTH_ISSUER: 'plinth',
+      PLINTH_TRUST_PROXY: 0,
+    });
+  });
+
+  it('reads Redis, Mongo and the limits from the environment', () => {
+    const c = loadConfig(authConfigSchema, {
+      ...BASE,
+      REDIS_URL: 'redis://cache:6379',
+      MONGO_URL: 'mongodb://db:27017/plinth',
+      PLINTH_BCRYPT_COST: '4',
+      PLINTH_RATE_LIMIT_IP: '100',
+      PLINTH_RATE_LIMIT_EMAIL: '5',
+      PLINTH_ISSUER: 'https://auth.example',
+    });
+    expect(c).toMatchObject({
+      REDIS_URL: 'redis://cache:6379',
+      MONGO_URL: 'mongodb://db:27017/plinth',
+      PLINTH_BCRYPT_COST: 4,
+      PLINTH_RATE_LIMIT_IP: 100,
+      PLINTH_RATE_LIMIT_EMAIL: 5,
+      PLINTH_ISSUER: 'https://auth.example',
+    });
+  });
+
+  it.each([
+    ['PLINTH_BCRYPT_COST', '3'],
+    ['PLINTH_RATE_LIMIT_IP', '0'],
+    ['PLINTH_RATE_LIMIT_EMAIL', 'many'],
+    ['REDIS_URL', 'http://cache'],
+    ['MONGO_URL', 'postgres://db'],
+  ])('refuses %s=%s with a message naming it', (name, value) => {
+    expect(() => loadConfig(authConfigSchema, { ...BASE, [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig(authConfigSchema, { ...BASE, [name]: value })).toThrow(name);
+  });
+});
