@@ -24,7 +24,9 @@ export function createMailMetrics(registry: Registry, queue: MailQueue): MailMet
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
-      const counts = await queue.counts();
+      // An unreachable queue must not take /metrics down: keep the last values (readyz reports it).
+      const counts = await queue.counts().catch(() => null);
+      if (!counts) return;
       this.set({ state: 'waiting' }, counts.waiting);
       this.set({ state: 'active' }, counts.active);
       this.set({ state: 'failed' }, counts.failed);
