@@ -39,20 +39,25 @@ export function mailerDatabaseFile(dataDir: string): string {
 /**
  * Builds the MailQueue the configuration asks for. In standalone mode build it ONCE and hand the
  * same instance to auth (producer) and the mailer (consumer); in cluster mode each process builds
- * its own and BullMQ connects them. The caller owns the queue and closes it.
+ * its own and BullMQ connects them. The caller owns the queue and closes it. `concurrency` only
+ * matters to the consumer (jobs delivered at once by this process).
  */
 export function createMailQueueFromConfig(
   config: MailQueueConfig,
-  opts: { logger?: Logger; queueName?: string } = {},
+  opts: { logger?: Logger; queueName?: string; concurrency?: number } = {},
 ): MailQueue {
-  const policy = { attempts: config.PLINTH_MAIL_ATTEMPTS, backoffMs: config.PLINTH_MAIL_BACKOFF_MS };
+  const common = {
+    attempts: config.PLINTH_MAIL_ATTEMPTS,
+    backoffMs: config.PLINTH_MAIL_BACKOFF_MS,
+    concurrency: opts.concurrency,
+    logger: opts.logger,
+  };
   if (config.REDIS_URL) {
-    return new BullMqMailQueue({ ...policy, redisUrl: config.REDIS_URL, queueName: opts.queueName, logger: opts.logger });
+    return new BullMqMailQueue({ ...common, redisUrl: config.REDIS_URL, queueName: opts.queueName });
   }
   return new EmbeddedMailQueue({
-    ...policy,
+    ...common,
     file: mailerDatabaseFile(config.PLINTH_DATA_DIR),
     pollMs: config.PLINTH_MAIL_POLL_MS,
-    logger: opts.logger,
   });
 }
