@@ -1,4 +1,5 @@
-import { NotFoundError, asProjectId, newId, type MailAttempt, type MailJob, type MailQueue } from '@plinth/shared';
+import { NotFoundError, asProjectId, type MailAttempt, type MailJob, type MailQueue } from '@plinth/shared';
+import { testMailJob } from '@plinth/shared/testing/mail-job';
 import { waitFor } from '@plinth/shared/testing/wait-for';
 
 /** Options every adapter honours in the contract. */
@@ -19,15 +20,7 @@ const project = asProjectId('acme-mail');
 const otherProject = asProjectId('other-mail');
 
 export function mailJob(overrides: Partial<MailJob> = {}): MailJob {
-  return {
-    id: newId('mail_'),
-    project,
-    kind: 'verify',
-    to: 'ada@example.com',
-    data: { token: newId('tok_') },
-    created_at: new Date().toISOString(),
-    ...overrides,
-  };
+  return testMailJob({ project, ...overrides });
 }
 
 interface Call {

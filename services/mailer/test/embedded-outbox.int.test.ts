@@ -1,21 +1,10 @@
-import { asProjectId, createMailQueueFromConfig, newId, type MailJob, type MailQueue } from '@plinth/shared';
+import { asProjectId, createMailQueueFromConfig, type MailJob, type MailQueue } from '@plinth/shared';
+import { testMailJob as job } from '@plinth/shared/testing/mail-job';
 import { waitFor } from '@plinth/shared/testing/wait-for';
 import { asGateway } from './support/internal-request';
 import { makeDataDir, metricValue, removeDataDir, startMailer, type MailerFixture } from './support/mailer-fixture';
 
 const project = asProjectId('acme');
-
-function job(overrides: Partial<MailJob> = {}): MailJob {
-  return {
-    id: newId('mail_'),
-    project,
-    kind: 'verify',
-    to: 'ada@example.com',
-    data: { token: newId('tok_') },
-    created_at: new Date().toISOString(),
-    ...overrides,
-  };
-}
 
 const mailboxOf = async (mailer: MailerFixture, query = '') =>
   (await asGateway(mailer.service.app, project).get(`/v1/projects/acme/mailbox${query}`).expect(200)).body as {

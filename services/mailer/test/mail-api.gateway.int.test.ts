@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { createMailQueueFromConfig, newId, type MailJob, type MailQueue } from '@plinth/shared';
+import { createMailQueueFromConfig, type MailJob, type MailQueue } from '@plinth/shared';
+import { testMailJob } from '@plinth/shared/testing/mail-job';
 import { waitFor } from '@plinth/shared/testing/wait-for';
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 
@@ -17,17 +18,7 @@ describe('mail API through the gateway (standalone)', () => {
 
   const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 
-  function job(overrides: Partial<MailJob> = {}): MailJob {
-    return {
-      id: newId('mail_'),
-      project: t.project.id,
-      kind: 'verify',
-      to: 'ada@example.com',
-      data: { token: newId('tok_') },
-      created_at: new Date().toISOString(),
-      ...overrides,
-    };
-  }
+  const job = (overrides: Partial<MailJob> = {}): MailJob => testMailJob({ project: t.project.id, ...overrides });
 
   beforeAll(async () => {
     templatesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-gw-templates-'));

@@ -1,21 +1,12 @@
-import { asProjectId, newId, newSecret, type MailJob, type MailQueue } from '@plinth/shared';
+import type { MailJob, MailQueue } from '@plinth/shared';
+import { testMailJob } from '@plinth/shared/testing/mail-job';
 import { waitFor } from '@plinth/shared/testing/wait-for';
 import type { MailSettingsLookup } from '@plinth/mailer';
 import { SmtpCapture } from './support/smtp-capture';
 import { metricValue, removeDataDir, REDIS_URL, startMailer, uniqueBullQueue, type MailerFixture } from './support/mailer-fixture';
 
-const project = asProjectId('acme');
-
 function job(kind: MailJob['kind'], overrides: Partial<MailJob> = {}): MailJob {
-  return {
-    id: newId('mail_'),
-    project,
-    kind,
-    to: 'ada@example.com',
-    data: kind === 'otp' ? { code: '482913' } : { token: newSecret('', 24) },
-    created_at: new Date().toISOString(),
-    ...overrides,
-  };
+  return testMailJob({ kind, ...(kind === 'otp' ? { data: { code: '482913' } } : {}), ...overrides });
 }
 
 describe('mailer over real SMTP, jobs through BullMQ (real Redis)', () => {

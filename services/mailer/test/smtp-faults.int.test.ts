@@ -1,4 +1,5 @@
-import { asProjectId, newId, type MailJob, type MailQueue } from '@plinth/shared';
+import { asProjectId, type MailJob, type MailQueue } from '@plinth/shared';
+import { testMailJob } from '@plinth/shared/testing/mail-job';
 import { waitFor } from '@plinth/shared/testing/wait-for';
 import { asGateway } from './support/internal-request';
 import { SmtpCapture } from './support/smtp-capture';
@@ -7,14 +8,7 @@ import { metricValue, removeDataDir, REDIS_URL, startMailer, uniqueBullQueue, ty
 const project = asProjectId('acme');
 
 function verifyJob(to = 'ada@example.com'): MailJob {
-  return {
-    id: newId('mail_'),
-    project,
-    kind: 'verify',
-    to,
-    data: { token: newId('tok_') },
-    created_at: new Date().toISOString(),
-  };
+  return testMailJob({ project, kind: 'verify', to });
 }
 
 describe('mailer faults over real SMTP, jobs through BullMQ (real Redis)', () => {

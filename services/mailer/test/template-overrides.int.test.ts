@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { asProjectId, createMailQueueFromConfig, newId, type MailQueue } from '@plinth/shared';
+import { asProjectId, createMailQueueFromConfig, type MailQueue } from '@plinth/shared';
+import { testMailJob } from '@plinth/shared/testing/mail-job';
 import { waitFor } from '@plinth/shared/testing/wait-for';
 import { asGateway } from './support/internal-request';
 import { makeDataDir, removeDataDir, startMailer, type MailerFixture } from './support/mailer-fixture';
@@ -27,14 +28,7 @@ describe('per-project template overrides from PLINTH_MAIL_TEMPLATES_DIR', () => 
   });
 
   it("renders the project's files, escaped, and the built-in text part", async () => {
-    await queue.enqueue({
-      id: newId('mail_'),
-      project: 'acme',
-      kind: 'otp',
-      to: 'tom&jerry@example.com',
-      data: { code: '777111' },
-      created_at: new Date().toISOString(),
-    });
+    await queue.enqueue(testMailJob({ kind: 'otp', to: 'tom&jerry@example.com', data: { code: '777111' } }));
     const [message] = await waitFor('the message', async () => {
       const res = await asGateway(mailer.service.app, asProjectId('acme')).get('/v1/projects/acme/mailbox').expect(200);
       return res.body.messages.length ? res.body.messages : undefined;

@@ -252,17 +252,16 @@ export class EmbeddedMailQueue implements MailQueue {
     return Math.max(0, Math.min(this.pollMs, due - Date.now()));
   }
 
+  /** Waits `ms`, or less when `wakeUp` is called (an enqueue, a delivery settling, stop). */
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const finish = () => {
         clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = () => {
         this.wakeUp = null;
-        done();
+        resolve();
       };
+      const timer = setTimeout(finish, ms);
+      this.wakeUp = finish;
     });
   }
 

@@ -71,8 +71,3 @@ export function assertMailJob(value: unknown): asserts value is MailJob {
   const problem = mailJobProblem(value);
   if (problem) throw new TypeError(`Invalid mail job: ${problem}.`);
 }
-
-/** The token of a verify/reset job, or the code of an otp job. */
-export function mailSecret(job: MailJob): string {
-  return 'code' in job.data ? job.data.code : job.data.token;
-}
