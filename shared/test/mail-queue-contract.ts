@@ -137,6 +137,10 @@ export function describeMailQueueContract(name: string, makeFixture: () => Promi
       expect(Date.parse(failed[0]!.failed_at)).toBeGreaterThanOrEqual(calls[2]!.at - 1000);
       expect(await queue.listFailed(otherProject)).toEqual([]);
       expect(await queue.counts()).toEqual({ waiting: 0, active: 0, failed: 1 });
+      // Enqueueing the dead job's id again does not revive it: only retryFailed does.
+      await queue.enqueue(job);
+      expect(await queue.counts()).toEqual({ waiting: 0, active: 0, failed: 1 });
+      expect(calls).toHaveLength(3);
     });
 
     it('lists dead letters newest failure first', async () => {
