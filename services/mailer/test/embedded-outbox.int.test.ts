@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { asProjectId, createMailQueueFromConfig, type MailJob, type MailQueue } from '@plinth/shared';
 import { testMailJob as job } from '@plinth/shared/testing/mail-job';
 import { waitFor } from '@plinth/shared/testing/wait-for';
@@ -66,6 +67,23 @@ describe('standalone mailer: embedded SQLite outbox and dev mailbox', () => {
     await waitFor('the outbox to drain', async () => (await producer.counts()).waiting === 0);
     expect(await metricValue(second.service.app, 'plinth_mail_sent_total', { transport: 'mailbox' })).toBe(3);
     expect(lookups).toBe(2);
+  });
+
+  it('answers /readyz, and close() stops consuming but leaves a queue it was given open', async () => {
+    const queue = createMailQueueFromConfig({
+      PLINTH_DATA_DIR: dataDir,
+      PLINTH_MAIL_ATTEMPTS: 3,
+      PLINTH_MAIL_BACKOFF_MS: 20,
+      PLINTH_MAIL_POLL_MS: 10,
+    });
+    cleanups.push(() => queue.close());
+    const mailer = await startMailer({ PLINTH_DATA_DIR: dataDir }, { queue });
+    const ready = await request(mailer.service.app).get('/readyz').expect(200);
+    expect(ready.body).toEqual({ status: 'ready', service: 'mailer' });
+    await mailer.service.close();
+    await queue.enqueue(job());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await queue.counts()).toEqual({ waiting: 1, active: 0, failed: 0 });
   });
 
   describe('the dev mailbox API', () => {
