@@ -17,6 +17,8 @@ export interface MailerConfig extends MailQueueConfig {
   PLINTH_MAIL_TEMPLATES_DIR?: string;
   /** Jobs this process delivers at once. */
   PLINTH_MAIL_CONCURRENCY: number;
+  /** Cluster: the auth service, asked for each project's `mail_from` and `redirect_url`. */
+  AUTH_URL?: string;
 }
 
 export const mailerConfigSchema = Joi.object<MailerConfig>({
@@ -30,4 +32,5 @@ export const mailerConfigSchema = Joi.object<MailerConfig>({
   PLINTH_PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:8080'),
   PLINTH_MAIL_TEMPLATES_DIR: Joi.string(),
   PLINTH_MAIL_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
+  AUTH_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
 });

@@ -1,6 +1,7 @@
 export * from './app';
 export * from './config';
 export * from './service';
+export * from './store/auth-mail-settings';
 export * from './store/mail-settings';
 export * from './store/mailbox-store';
 export * from './templates/default-templates';

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import {
+  InternalClient,
   createMailQueueFromConfig,
   createMetrics,
   mailerDatabaseFile,
@@ -9,6 +10,7 @@ import {
 import { createMailerApp } from './app';
 import type { MailerConfig } from './config';
 import { createMailMetrics } from './metrics/mail-metrics';
+import { AuthServiceMailSettings } from './store/auth-mail-settings';
 import type { MailboxStore } from './store/mailbox-store';
 import { noProjectMailSettings, type MailSettingsLookup } from './store/mail-settings';
 import { SqliteMailboxStore } from './store/sqlite-mailbox-store';
@@ -25,6 +27,15 @@ function createTransport(config: MailerConfig): { transport: Transport; mailbox:
   return { transport: new MailboxTransport(mailbox), mailbox };
 }
 
+/** The settings lookup: the caller's, else auth over HTTP when AUTH_URL is set, else config defaults only. */
+function mailSettingsFrom(config: MailerConfig, given?: MailSettingsLookup): MailSettingsLookup {
+  if (given) return given;
+  if (!config.AUTH_URL) return noProjectMailSettings;
+  return new AuthServiceMailSettings(
+    new InternalClient({ baseUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET }),
+  );
+}
+
 export interface MailerServiceOptions {
   logRequests?: boolean;
   /**
@@ -33,7 +44,10 @@ export interface MailerServiceOptions {
    * but does not close it. Without it the service builds its own from the config and closes it.
    */
   queue?: MailQueue;
-  /** Each project's `mail_from` / `redirect_url` (auth settings); default: config values for all. */
+  /**
+   * Each project's `mail_from` / `redirect_url` (auth settings). Default: auth's settings API when
+   * AUTH_URL is set (cluster), else the config values for every project.
+   */
   mailSettings?: MailSettingsLookup;
 }
 
@@ -57,7 +71,7 @@ export async function buildMailerService(
     createDeliveryHandler({
       transport,
       templates: createTemplateSource(config.PLINTH_MAIL_TEMPLATES_DIR),
-      settings: opts.mailSettings ?? noProjectMailSettings,
+      settings: mailSettingsFrom(config, opts.mailSettings),
       defaults: { mail_from: config.PLINTH_MAIL_FROM, redirect_url: config.PLINTH_PUBLIC_URL },
       metrics: mailMetrics,
       logger,
