@@ -150,6 +150,7 @@ describe('standalone mailer: embedded SQLite outbox and dev mailbox', () => {
       expect((await mailboxOf(mailer, '?to=ada%40example.com')).messages.map((m) => m.id)).toEqual([second.id, first.id]);
       expect((await mailboxOf(mailer, '?to=nobody%40example.com')).messages).toEqual([]);
       expect((await mailboxOf(mailer, '?limit=2')).messages.map((m) => m.id)).toEqual([second.id, other.id]);
+      expect((await mailboxOf(mailer, '?to=')).messages).toHaveLength(3);
       // Another project's mailbox does not see acme's mail.
       const res = await asGateway(mailer.service.app, 'other').get('/v1/projects/other/mailbox').expect(200);
       expect(res.body).toEqual({ messages: [] });

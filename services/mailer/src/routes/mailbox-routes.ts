@@ -5,10 +5,11 @@ import type { MailboxQuery, MailboxStore } from '../store/mailbox-store';
 export const MAILBOX_DEFAULT_LIMIT = 50;
 export const MAILBOX_MAX_LIMIT = 1000;
 
-/** Reads `?to=` and `?limit=`; a bad value is a 400 naming the parameter. */
+/** Reads `?to=` (empty = everyone) and `?limit=`; a bad value is a 400 naming the parameter. */
 export function parseMailboxQuery(query: { [key: string]: unknown }): MailboxQuery {
-  const { to, limit } = query;
-  if (to !== undefined && (typeof to !== 'string' || to.length === 0 || to.length > 320)) {
+  const { limit } = query;
+  const to = query.to === '' ? undefined : query.to;
+  if (to !== undefined && (typeof to !== 'string' || to.length > 320)) {
     throw new InvalidRequestError('"to" must be one e-mail address.', { to: 'must be one e-mail address' });
   }
   let parsedLimit = MAILBOX_DEFAULT_LIMIT;
