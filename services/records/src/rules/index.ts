@@ -1,0 +1,13 @@
+/** The security-rules engine (DESIGN.md §6, docs/rules.md). */
+export { createRulesPolicy, type RulesPolicy, type RulesPolicyOptions } from './policy';
+export { matchesPredicate, comparisonHolds } from './matches-predicate';
+export { resolveSubscription, type ResolvedSubscription, type SubscriptionRequest } from './subscribe';
+export {
+  createUserTokenVerifier,
+  type Jwk,
+  type Jwks,
+  type UserTokenVerifier,
+  type UserTokenVerifierOptions,
+} from './user-token';
+export { andP, orP, notP } from './predicate-algebra';
+export type { RuleKind } from './ast';
