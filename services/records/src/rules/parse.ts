@@ -180,6 +180,7 @@ function resolve(node: Node): Ref {
     path.unshift(member.property as Node);
     cur = member.object as Node;
   }
+  if (cur.type === 'ThisExpression') return fail('"this" is not allowed', node);
   if (cur.type !== 'Identifier') return fail('member access is only allowed on auth, request, record and data', cur);
   const names = path.map((p) => (p.type === 'Identifier' ? String(p.name) : fail('expected a name', p)));
   const root = String(cur.name);

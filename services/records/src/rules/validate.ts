@@ -72,7 +72,9 @@ class Validator {
       }
     }
     if (e.op === 'in') {
-      const ok = e.right.type === 'list' || rightType === 'list' || rightType === 'json' || rightType === 'unknown';
+      const ok =
+        e.right.type === 'list' ||
+        (e.right.type !== 'literal' && (rightType === 'list' || rightType === 'json' || rightType === 'unknown'));
       if (!ok) fail('the right side of in must be a list', e.right);
     } else if (e.op !== '==' && e.op !== '!=') {
       for (const side of [e.left, e.right]) {
