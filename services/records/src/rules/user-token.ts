@@ -111,7 +111,6 @@ export function createUserTokenVerifier(opts: UserTokenVerifierOptions): UserTok
       try {
         payload = jwt.verify(token, key, {
           algorithms: ['ES256'],
-          audience: opts.project,
           clockTolerance: opts.clockToleranceSeconds ?? 0,
           clockTimestamp: Math.floor(now() / 1000),
         }) as jwt.JwtPayload;
