@@ -1,7 +1,8 @@
 import type { JsonValue, RecordDoc } from '@plinth/shared';
 import type { AuthInfo } from '../domain/access-policy';
 import type { Ref, RuleComparisonOp, RuleExpr } from './ast';
-import { compareOrdered, fieldValue, isIn, jsonEqual } from './values';
+import { comparisonHolds } from './matches-predicate';
+import { fieldValue } from './values';
 
 /**
  * Full evaluation of a rule (write rules, and the in-memory check of read rules).
@@ -46,18 +47,10 @@ export function refValue(ref: Ref, b: RuleBindings): RuleValue {
   }
 }
 
+/** A comparison under the same semantics as Predicate JSON (an ERROR operand gives ERROR). */
 export function compareValues(op: RuleComparisonOp, left: RuleValue, right: RuleValue): RuleValue {
   if (left === ERROR || right === ERROR) return ERROR;
-  switch (op) {
-    case '==':
-      return jsonEqual(left, right);
-    case '!=':
-      return !jsonEqual(left, right);
-    case 'in':
-      return isIn(left, right);
-    default:
-      return compareOrdered(op, left, right);
-  }
+  return comparisonHolds(op, left, right);
 }
 
 /** CEL's commutative `&&`: false wins over ERROR. */

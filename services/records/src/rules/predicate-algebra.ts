@@ -9,27 +9,31 @@ import type { Predicate } from '@plinth/shared';
  */
 
 export function andP(...parts: Predicate[]): Predicate {
-  const out: Predicate[] = [];
-  for (const p of parts) {
-    if (p === false) return false;
-    if (p === true) continue;
-    if (typeof p === 'object' && !Array.isArray(p) && 'and' in p) out.push(...p.and);
-    else out.push(p);
-  }
-  if (out.length === 0) return true;
-  return out.length === 1 ? (out[0] as Predicate) : { and: out };
+  return combine('and', parts);
 }
 
 export function orP(...parts: Predicate[]): Predicate {
+  return combine('or', parts);
+}
+
+function combine(kind: 'and' | 'or', parts: Predicate[]): Predicate {
+  const absorbing = kind === 'or'; // false absorbs an and, true absorbs an or
   const out: Predicate[] = [];
   for (const p of parts) {
-    if (p === true) return true;
-    if (p === false) continue;
-    if (typeof p === 'object' && !Array.isArray(p) && 'or' in p) out.push(...p.or);
-    else out.push(p);
+    if (p === absorbing) return absorbing;
+    if (p === !absorbing) continue;
+    out.push(...(membersOf(kind, p) ?? [p]));
   }
-  if (out.length === 0) return false;
-  return out.length === 1 ? (out[0] as Predicate) : { or: out };
+  if (out.length === 0) return !absorbing;
+  if (out.length === 1) return out[0] as Predicate;
+  return kind === 'and' ? { and: out } : { or: out };
+}
+
+/** The operands of `p` when it is itself an `and` (or an `or`), so nested ones flatten. */
+function membersOf(kind: 'and' | 'or', p: Predicate): Predicate[] | undefined {
+  if (typeof p !== 'object' || Array.isArray(p)) return undefined;
+  if (kind === 'and') return 'and' in p ? p.and : undefined;
+  return 'or' in p ? p.or : undefined;
 }
 
 const OPPOSITE = { '==': '!=', '!=': '==', in: 'not-in', 'not-in': 'in' } as const;
