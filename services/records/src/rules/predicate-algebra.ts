@@ -3,7 +3,8 @@ import type { Predicate } from '@plinth/shared';
 /**
  * Builders for Predicate JSON that simplify as they go: `true && P` → P, `false || P` → P,
  * `false && P` → false, `true || P` → true, nested and/or flattened, and negations of
- * comparisons turned into the opposite operator where one exists (`==`/`!=`, `in`/`not-in`).
+ * comparisons turned into the opposite operator where one exists (`==`/`!=`, `in`/`not-in`),
+ * and negated and/or pushed inwards (De Morgan).
  * Ordering operators are never flipped under `not`, because a type mismatch makes both
  * `a < b` and `a >= b` false.
  */
@@ -46,5 +47,7 @@ export function notP(p: Predicate): Predicate {
     return { not: p };
   }
   if ('not' in p) return p.not;
-  return { not: p };
+  // De Morgan (exact: predicates are two-valued).
+  if ('and' in p) return orP(...p.and.map(notP));
+  return andP(...p.or.map(notP));
 }

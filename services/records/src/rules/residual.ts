@@ -101,9 +101,21 @@ function fieldPredicate(op: RuleComparisonOp, field: string, value: JsonValue, f
       return [field, op, value];
     case 'in':
       if (!fieldOnLeft) return [field, 'array-contains', value];
-      return Array.isArray(value) ? [field, 'in', value] : false;
+      return Array.isArray(value) ? membership(field, value) : false;
     default:
       if (typeof value !== 'number' && typeof value !== 'string') return false;
       return [field, fieldOnLeft ? op : FLIPPED[op], value];
   }
+}
+
+/**
+ * `record.field in list`, in the form stores take: an empty list is false, and `null` elements
+ * become `field == null` (the same records: a missing field is null), because stores accept
+ * only non-empty lists of non-null values for `in`.
+ */
+function membership(field: string, list: JsonValue[]): Predicate {
+  const present = list.filter((v) => v !== null);
+  const parts: Predicate[] = present.length > 0 ? [[field, 'in', present]] : [];
+  if (present.length < list.length) parts.unshift([field, '==', null]);
+  return orP(...parts);
 }

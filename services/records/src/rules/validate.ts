@@ -19,7 +19,8 @@ export const SYSTEM_FIELDS: Readonly<Record<string, FieldType>> = {
  *   or `!= null`; ordering against a literal needs a number or a string; the right side of `in`
  *   must be able to be a list;
  * - read rules only: at most one side of a comparison may depend on the record (so the rule can
- *   become a store predicate), and a list may not hold record fields.
+ *   become a store predicate), a list may not hold record fields, and a record field is not
+ *   compared with `==`/`!=` to a list literal (stores compare fields with single values).
  * @throws RuleSyntaxError at the offending position.
  */
 export function validateRuleExpr(expr: RuleExpr, kind: RuleKind, fields: { [name: string]: FieldDefinition }): void {
@@ -86,6 +87,12 @@ class Validator {
     }
     if (this.kind === 'read' && dependsOnRecord(e.left) && dependsOnRecord(e.right)) {
       fail('a read rule cannot compare a record field with another record field: it cannot become a query', e);
+    }
+    if (this.kind === 'read' && (e.op === '==' || e.op === '!=')) {
+      const [side, other] = dependsOnRecord(e.left) ? [e.left, e.right] : [e.right, e.left];
+      if (dependsOnRecord(side) && other.type === 'list') {
+        fail(`a read rule can compare a record field with ${e.op} only to a single value, not a list: it cannot become a query`, other);
+      }
     }
   }
 

@@ -39,6 +39,12 @@ describe('read rule → residual predicate', () => {
     ['!("x" in record.tags)', null, { not: ['tags', 'array-contains', 'x'] }],
     ['record.team in ["red", "blue"]', null, ['team', 'in', ['red', 'blue']]],
     ['!(record.team in ["red"])', null, ['team', 'not-in', ['red']]],
+    // stores take only non-empty lists without null for in: [] folds, null splits out
+    ['record.team in []', null, false],
+    ['!(record.team in [])', null, true],
+    ['record.team in [null]', null, ['team', '==', null]],
+    ['record.team in ["red", null]', null, { or: [['team', '==', null], ['team', 'in', ['red']]] }],
+    ['!(record.team in ["red", null])', null, { and: [['team', '!=', null], ['team', 'not-in', ['red']]] }],
     ['record.team in auth.claims.teams', admin, ['team', 'in', ['red', 'blue']]],
     ['record.team in auth.claims.teams', alice, false],
     ['auth.claims.role == "admin"', admin, true],

@@ -20,6 +20,8 @@ describe('rules refused by validateRules (400 naming the rule and the position)'
     ['read', 'record.owner == record.title', 0, /cannot compare a record field with another record field/],
     ['read', 'auth.uid == record.owner && record.owner == record.title', 28, /cannot compare a record field/],
     ['read', 'record.owner in [record.title]', 17, /cannot put record fields inside a list/],
+    ['read', 'record.tags == ["a"]', 15, /compare a record field with == only to a single value/],
+    ['read', '["a"] != record.tags', 0, /compare a record field with != only to a single value/],
     ['read', 'record.score > 1 + 1', 15, /operator \+ is not allowed/],
     ['read', 'record.score * 2 > 1', 0, /operator \* is not allowed/],
     ['read', '-record.score < 1', 0, /operator - is not allowed/],
