@@ -20,7 +20,8 @@ export const SYSTEM_FIELDS: Readonly<Record<string, FieldType>> = {
  *   must be able to be a list;
  * - read rules only: at most one side of a comparison may depend on the record (so the rule can
  *   become a store predicate), a list may not hold record fields, and a record field is not
- *   compared with `==`/`!=` to a list literal (stores compare fields with single values).
+ *   compared with `==`/`!=` to a list literal, nor searched for a list or null with `in`
+ *   (stores compare fields with single values).
  * @throws RuleSyntaxError at the offending position.
  */
 export function validateRuleExpr(expr: RuleExpr, kind: RuleKind, fields: { [name: string]: FieldDefinition }): void {
@@ -87,6 +88,9 @@ class Validator {
     }
     if (this.kind === 'read' && dependsOnRecord(e.left) && dependsOnRecord(e.right)) {
       fail('a read rule cannot compare a record field with another record field: it cannot become a query', e);
+    }
+    if (this.kind === 'read' && e.op === 'in' && dependsOnRecord(e.right) && (e.left.type === 'list' || isNullLiteral(e.left))) {
+      fail('a read rule can look for a string, number or boolean in a record list, not for a list or null', e.left);
     }
     if (this.kind === 'read' && (e.op === '==' || e.op === '!=')) {
       const [side, other] = dependsOnRecord(e.left) ? [e.left, e.right] : [e.right, e.left];
@@ -161,6 +165,10 @@ function dependsOnRecord(e: RuleExpr): boolean {
     case 'not':
       return dependsOnRecord(e.arg);
   }
+}
+
+function isNullLiteral(e: RuleExpr): boolean {
+  return e.type === 'literal' && e.value === null;
 }
 
 function describe(ref: Ref): string {

@@ -62,7 +62,7 @@ const ATOMS: ReadonlyArray<() => string> = [
   () => `record.title ${pick(['==', '!='])} ${pick(['null', '"Hello"'])}`,
   () => `record.title ${pick(['<', '>='])} ${pick(['"Hello"', '"a"'])}`,
   () => `record.meta ${pick(['==', '!='])} ${pick(['"a"', '1', 'null'])}`,
-  () => `["a", 1] in record.meta`,
+  () => `${pick(['"a"', '1'])} in record.meta`,
   () => `record.id in ["rec_0001", "rec_0002", "rec_0100"]`,
   () => `record.version >= ${pick(['2', '3'])}`,
   () => pick(['true', 'false']),

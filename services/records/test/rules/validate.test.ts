@@ -22,6 +22,8 @@ describe('rules refused by validateRules (400 naming the rule and the position)'
     ['read', 'record.owner in [record.title]', 17, /cannot put record fields inside a list/],
     ['read', 'record.tags == ["a"]', 15, /compare a record field with == only to a single value/],
     ['read', '["a"] != record.tags', 0, /compare a record field with != only to a single value/],
+    ['read', '["a"] in record.tags', 0, /look for a string, number or boolean in a record list/],
+    ['read', 'record.published && null in record.tags', 20, /look for a string, number or boolean/],
     ['read', 'record.score > 1 + 1', 15, /operator \+ is not allowed/],
     ['read', 'record.score * 2 > 1', 0, /operator \* is not allowed/],
     ['read', '-record.score < 1', 0, /operator - is not allowed/],
