@@ -11,3 +11,4 @@ export * from './context';
 export * from './service-app';
 export * from './serve';
 export * from './sqlite';
+export * from './internal-client';
