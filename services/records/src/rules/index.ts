@@ -3,7 +3,10 @@ export { createRulesPolicy, type RulesPolicy, type RulesPolicyOptions } from './
 export { matchesPredicate, comparisonHolds } from './matches-predicate';
 export { resolveSubscription, type ResolvedSubscription, type SubscriptionRequest } from './subscribe';
 export {
+  createProjectTokenVerifiers,
   createUserTokenVerifier,
+  type ProjectTokenVerifiers,
+  type ProjectTokenVerifiersOptions,
   type Jwk,
   type Jwks,
   type UserTokenVerifier,

@@ -158,3 +158,34 @@ function importKeys(jwks: Jwks): Map<string, KeyObject> {
   }
   return out;
 }
+
+export interface ProjectTokenVerifiersOptions extends Omit<UserTokenVerifierOptions, 'jwks' | 'project'> {
+  /** Fetches a project's JWKS. */
+  jwks: (project: string) => Promise<Jwks>;
+  /** Most projects whose verifier (and JWKS cache) is kept; the least recently used go first. Default 1000. */
+  maxProjects?: number;
+}
+
+/** One verifier per project, created on first use — what a multi-tenant service holds. */
+export interface ProjectTokenVerifiers {
+  /** As UserTokenVerifier.verify, for a token that must belong to `project`. */
+  verify(project: string, token: string): Promise<AuthInfo>;
+}
+
+export function createProjectTokenVerifiers(opts: ProjectTokenVerifiersOptions): ProjectTokenVerifiers {
+  const { jwks, maxProjects = 1000, ...shared } = opts;
+  const verifiers = new Map<string, UserTokenVerifier>();
+  return {
+    verify(project: string, token: string): Promise<AuthInfo> {
+      let verifier = verifiers.get(project);
+      if (verifier) {
+        verifiers.delete(project);
+      } else {
+        verifier = createUserTokenVerifier({ ...shared, project, jwks: () => jwks(project) });
+        if (verifiers.size >= maxProjects) verifiers.delete(verifiers.keys().next().value as string);
+      }
+      verifiers.set(project, verifier);
+      return verifier.verify(token);
+    },
+  };
+}

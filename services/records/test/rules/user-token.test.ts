@@ -1,7 +1,7 @@
 import { createHmac, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { UnauthorizedError, UnavailableError } from '@plinth/shared';
-import { createUserTokenVerifier, type Jwk, type Jwks, type UserTokenVerifierOptions } from '../../src/rules';
+import { createProjectTokenVerifiers, createUserTokenVerifier, type Jwk, type Jwks, type UserTokenVerifierOptions } from '../../src/rules';
 
 const PROJECT = 'acme';
 
@@ -209,5 +209,30 @@ describe('user token verification (X-Db-User-Token)', () => {
     const verify = createUserTokenVerifier({ jwks, project: PROJECT });
     await expect(verify.verify(mint(key))).resolves.toMatchObject({ uid: 'usr_123' });
     await rejection(verify.verify(mint(key, {}, { kid: 'hs' })));
+  });
+});
+
+describe('per-project verifiers', () => {
+  it('verifies each project against its own keys and audience, fetching each JWKS once', async () => {
+    const keys = { acme: makeKey('acme-1'), globex: makeKey('globex-1') };
+    const fetched: string[] = [];
+    const verifiers = createProjectTokenVerifiers({
+      jwks: async (project) => {
+        fetched.push(project);
+        return { keys: [keys[project as keyof typeof keys].jwk] };
+      },
+      minRefetchIntervalMs: 60_000,
+    });
+    const acmeToken = mint(keys.acme);
+    await expect(verifiers.verify('acme', acmeToken)).resolves.toMatchObject({ uid: 'usr_123' });
+    await expect(verifiers.verify('acme', acmeToken)).resolves.toMatchObject({ uid: 'usr_123' });
+    // acme's token presented to globex: signed by a key globex does not have
+    await expect(verifiers.verify('globex', acmeToken)).rejects.toMatchObject({ status: 401 });
+    // signed by globex's key but issued for acme
+    await expect(verifiers.verify('globex', mint(keys.globex))).rejects.toMatchObject({
+      details: { header: 'X-Db-User-Token', reason: 'audience' },
+    });
+    await expect(verifiers.verify('globex', mint(keys.globex, { aud: 'globex' }))).resolves.toMatchObject({ uid: 'usr_123' });
+    expect(fetched).toEqual(['acme', 'globex']);
   });
 });
