@@ -1,4 +1,4 @@
-import type { FieldDefinition, FieldType } from '@plinth/shared';
+import type { FieldDefinition, FieldType, JsonValue } from '@plinth/shared';
 import { RuleSyntaxError, type Ref, type RuleExpr, type RuleKind } from './ast';
 
 /** The system fields every record has, with the type rules see them as. */
@@ -15,7 +15,8 @@ export const SYSTEM_FIELDS: Readonly<Record<string, FieldType>> = {
  * - fields must be declared (or one of id, version, created_at, updated_at);
  * - conditions (operands of `&& || !`, and the rule itself) must be boolean: a comparison,
  *   `true`/`false`, `auth.email_verified`, a claim, or a boolean/json field;
- * - comparison operands must be values (literals, lists, names); bare `auth` only with `== null`
+ * - comparison operands must be values (literals, lists, names); a declared field is compared
+ *   only with literals of its type (or null); bare `auth` only with `== null`
  *   or `!= null`; ordering against a literal needs a number or a string; the right side of `in`
  *   must be able to be a list;
  * - read rules only: at most one side of a comparison may depend on the record (so the rule can
@@ -61,8 +62,9 @@ class Validator {
   }
 
   private comparison(e: Extract<RuleExpr, { type: 'compare' }>): void {
-    this.value(e.left);
+    const leftType = this.value(e.left);
     const rightType = this.value(e.right);
+    this.literalsFit(e, leftType, rightType);
     for (const [side, other] of [
       [e.left, e.right],
       [e.right, e.left],
@@ -96,6 +98,24 @@ class Validator {
       const [side, other] = dependsOnRecord(e.left) ? [e.left, e.right] : [e.right, e.left];
       if (dependsOnRecord(side) && other.type === 'list') {
         fail(`a read rule can compare a record field with ${e.op} only to a single value, not a list: it cannot become a query`, other);
+      }
+    }
+  }
+
+  /**
+   * A declared field only ever holds values of its type (or null), so comparing it with a literal
+   * of another type is always false: refused as a mistake. `in` checks each element of a list.
+   */
+  private literalsFit(e: Extract<RuleExpr, { type: 'compare' }>, leftType: FieldType | 'unknown', rightType: FieldType | 'unknown'): void {
+    const pairs: Array<[field: RuleExpr, type: FieldType | 'unknown', other: RuleExpr]> =
+      e.op === 'in' ? [[e.left, leftType, e.right]] : [[e.left, leftType, e.right], [e.right, rightType, e.left]];
+    for (const [field, type, other] of pairs) {
+      if (field.type !== 'ref' || (field.ref.kind !== 'record' && field.ref.kind !== 'data') || type === 'unknown') continue;
+      const literals = e.op === 'in' ? (other.type === 'list' ? other.items : []) : [other];
+      for (const lit of literals) {
+        if (lit.type === 'literal' && !literalFits(type, lit.value)) {
+          fail(`${describe(field.ref)} holds ${type} values; comparing it with ${JSON.stringify(lit.value)} is always false`, lit);
+        }
       }
     }
   }
@@ -164,6 +184,24 @@ function dependsOnRecord(e: RuleExpr): boolean {
       return dependsOnRecord(e.left) || dependsOnRecord(e.right);
     case 'not':
       return dependsOnRecord(e.arg);
+  }
+}
+
+function literalFits(type: FieldType, value: JsonValue): boolean {
+  if (value === null) return true;
+  switch (type) {
+    case 'text':
+    case 'timestamp':
+      return typeof value === 'string';
+    case 'number':
+    case 'integer':
+      return typeof value === 'number';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'list':
+      return Array.isArray(value);
+    case 'json':
+      return true;
   }
 }
 

@@ -48,13 +48,15 @@ function generateRecord(i: number): RecordDoc {
 const ATOMS: ReadonlyArray<() => string> = [
   () => 'record.owner == auth.uid',
   () => 'auth.uid != record.owner',
-  () => `record.owner == ${pick(['"usr_1"', '"usr_2"', 'null', '7'])}`,
+  () => `record.owner == ${pick(['"usr_1"', '"usr_2"', 'null'])}`,
   () => `record.team ${pick(['==', '!='])} ${pick(['"red"', '"blue"', 'null'])}`,
   () => `record.team in ${pick(['["red", "blue"]', '[null]', '[null, "red"]', '[]', 'auth.claims.teams'])}`,
   () => 'record.published',
   () => `record.published == ${pick(['true', 'false'])}`,
-  () => `record.score ${pick(['<', '<=', '>', '>='])} ${pick(['0', '2.5', '3', '-1', '"3"'])}`,
-  () => `${pick(['0', '3', '"3"'])} ${pick(['<', '<=', '>', '>='])} record.score`,
+  () => `record.score ${pick(['<', '<=', '>', '>='])} ${pick(['0', '2.5', '3', '-1'])}`,
+  () => `${pick(['0', '3'])} ${pick(['<', '<=', '>', '>='])} record.score`,
+  // json fields hold anything: type mismatches at run time
+  () => `record.meta ${pick(['<', '<=', '>', '>='])} ${pick(['0', '"b"'])}`,
   () => `record.score > auth.claims.level`,
   () => `${pick(['"a"', '"b"', '"z"'])} in record.tags`,
   () => `record.publish_at ${pick(['<', '<=', '>'])} request.time`,
