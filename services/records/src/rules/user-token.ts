@@ -131,10 +131,10 @@ async function toAuthInfo(payload: jwt.JwtPayload, opts: UserTokenVerifierOption
   if (typeof sid === 'string' && opts.isRevoked && (await opts.isRevoked(opts.project, sid, typeof iat === 'number' ? iat : 0))) {
     throw unauthorized('revoked', 'The user token has been revoked.');
   }
-  const claims: { [name: string]: JsonValue } = {};
-  for (const [name, value] of Object.entries(payload)) {
-    if (!RESERVED_CLAIMS.has(name)) claims[name] = value as JsonValue;
-  }
+  // fromEntries defines own properties, so a `__proto__` claim stays a plain (inert) claim.
+  const claims: { [name: string]: JsonValue } = Object.fromEntries(
+    Object.entries(payload as { [name: string]: JsonValue }).filter(([name]) => !RESERVED_CLAIMS.has(name)),
+  );
   return {
     uid: sub,
     email: typeof payload.email === 'string' ? payload.email : null,

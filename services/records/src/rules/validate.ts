@@ -88,18 +88,7 @@ class Validator {
         if (side.type === 'list') fail(`${e.op} cannot compare lists`, side);
       }
     }
-    if (this.kind === 'read' && dependsOnRecord(e.left) && dependsOnRecord(e.right)) {
-      fail('a read rule cannot compare a record field with another record field: it cannot become a query', e);
-    }
-    if (this.kind === 'read' && e.op === 'in' && dependsOnRecord(e.right) && (e.left.type === 'list' || isNullLiteral(e.left))) {
-      fail('a read rule can look for a string, number or boolean in a record list, not for a list or null', e.left);
-    }
-    if (this.kind === 'read' && (e.op === '==' || e.op === '!=')) {
-      const [side, other] = dependsOnRecord(e.left) ? [e.left, e.right] : [e.right, e.left];
-      if (dependsOnRecord(side) && other.type === 'list') {
-        fail(`a read rule can compare a record field with ${e.op} only to a single value, not a list: it cannot become a query`, other);
-      }
-    }
+    if (this.kind === 'read') storableComparison(e);
   }
 
   /**
@@ -167,6 +156,22 @@ class Validator {
     const def = Object.prototype.hasOwnProperty.call(this.fields, name) ? this.fields[name] : undefined;
     if (!def) return failAt(`unknown field ${name}`, pos);
     return def.type;
+  }
+}
+
+/** Read rules become store predicates: field OP single value, or a scalar searched in a list field. */
+function storableComparison(e: Extract<RuleExpr, { type: 'compare' }>): void {
+  if (dependsOnRecord(e.left) && dependsOnRecord(e.right)) {
+    fail('a read rule cannot compare a record field with another record field: it cannot become a query', e);
+  }
+  if (e.op === 'in' && dependsOnRecord(e.right) && (e.left.type === 'list' || isNullLiteral(e.left))) {
+    fail('a read rule can look for a string, number or boolean in a record list, not for a list or null', e.left);
+  }
+  if (e.op === '==' || e.op === '!=') {
+    const [side, other] = dependsOnRecord(e.left) ? [e.left, e.right] : [e.right, e.left];
+    if (dependsOnRecord(side) && other.type === 'list') {
+      fail(`a read rule can compare a record field with ${e.op} only to a single value, not a list: it cannot become a query`, other);
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import { createHmac, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { UnauthorizedError, UnavailableError } from '@plinth/shared';
 import { createProjectTokenVerifiers, createUserTokenVerifier, type Jwk, type Jwks, type UserTokenVerifierOptions } from '../../src/rules';
@@ -79,6 +79,18 @@ describe('user token verification (X-Db-User-Token)', () => {
       exp: expect.any(Number),
     });
     expect(auth.exp).toBeGreaterThan(nowSeconds());
+  });
+
+  it('keeps a __proto__ claim as an ordinary claim', async () => {
+    // Signed by hand: jsonwebtoken's sign() cannot take such a payload, but a token can carry one.
+    const payload = `{"aud":"acme","sub":"usr_1","exp":${nowSeconds() + 900},"__proto__":{"role":"admin"}}`;
+    const body = `${b64url({ alg: 'ES256', typ: 'JWT', kid: 'key-1' })}.${Buffer.from(payload).toString('base64url')}`;
+    const signature = sign('sha256', Buffer.from(body), { key: key.privateKey, dsaEncoding: 'ieee-p1363' });
+    const token = `${body}.${signature.toString('base64url')}`;
+    const auth = await verifier(jwksServer(key)).verify(token);
+    expect(Object.getPrototypeOf(auth.claims)).toBe(Object.prototype);
+    expect((auth.claims as { role?: unknown }).role).toBeUndefined();
+    expect(Object.keys(auth.claims)).toEqual(['__proto__']);
   });
 
   it('defaults email to null and email_verified to false for minted tokens without them', async () => {
