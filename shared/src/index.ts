@@ -12,4 +12,5 @@ export * from './service-app';
 export * from './serve';
 export * from './sqlite';
 export * from './internal-client';
+export * from './mail-queue';
 export * from './revocation';
