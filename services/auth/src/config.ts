@@ -1,13 +1,13 @@
 import Joi from 'joi';
-import { commonConfig } from '@plinth/shared';
+import { commonConfig, mailQueueConfigKeys, type MailQueueConfig } from '@plinth/shared';
 
 /** Environment of the auth service, validated at start-up (docs/auth.md: Configuration). */
-export interface AuthConfig {
+export interface AuthConfig extends MailQueueConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
   LOG_LEVEL: string;
-  /** Redis sessions, revocations and rate limits when set; embedded (SQLite + memory) otherwise. */
+  /** Redis sessions, revocations, rate limits and mail queue (BullMQ) when set; embedded otherwise. */
   REDIS_URL?: string;
   /** MongoDB users when set; SQLite `${PLINTH_DATA_DIR}/auth.db` otherwise. */
   MONGO_URL?: string;
@@ -30,9 +30,8 @@ export interface AuthConfig {
 export const authConfigSchema = Joi.object<AuthConfig>({
   PORT: commonConfig.port(8082),
   PLINTH_INTERNAL_SECRET: commonConfig.internalSecret.required(),
-  PLINTH_DATA_DIR: commonConfig.dataDir,
   LOG_LEVEL: commonConfig.logLevel,
-  REDIS_URL: commonConfig.redisUrl,
+  ...mailQueueConfigKeys,
   MONGO_URL: commonConfig.mongoUrl,
   PLINTH_BCRYPT_COST: Joi.number().integer().min(4).max(15).default(10),
   PLINTH_RATE_LIMIT_IP: Joi.number().integer().min(1).default(30),

@@ -2,4 +2,3 @@ export * from './app';
 export * from './config';
 export * from './service';
 export * from './mail/mail-outbox';
-export * from './mail/sqlite-mail-outbox';

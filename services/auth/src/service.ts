@@ -3,7 +3,13 @@ import { Redis } from 'ioredis';
 import { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import { DEFAULT_AUTH_REDIS_PREFIX, openSqlite, type BuiltService, type RevocationChecker } from '@plinth/shared';
+import {
+  createMailQueueFromConfig,
+  DEFAULT_AUTH_REDIS_PREFIX,
+  openSqlite,
+  type BuiltService,
+  type RevocationChecker,
+} from '@plinth/shared';
 import { createAuthApp } from './app';
 import { systemClock, type Clock } from './clock';
 import type { AuthConfig } from './config';
@@ -11,7 +17,6 @@ import { PasswordHasher } from './domain/passwords';
 import type { AuthContext } from './flows/auth-context';
 import { SettingsReader } from './flows/settings';
 import type { MailOutbox } from './mail/mail-outbox';
-import { SqliteMailOutbox } from './mail/sqlite-mail-outbox';
 import { EmbeddedSessionStore } from './store/embedded-session-store';
 import { MongoUserStore } from './store/mongo-user-store';
 import { RedisSessionStore } from './store/redis-session-store';
@@ -25,8 +30,15 @@ export interface AuthServiceOptions {
   logRequests?: boolean;
   /** Test clock; defaults to the system clock. */
   clock?: Clock;
-  /** Replaces the embedded outbox (the lead wires the shared MailQueue here). */
+  /**
+   * Where mail jobs go. Default: a MailQueue built from the configuration (BullMQ on REDIS_URL,
+   * else the embedded outbox in `${PLINTH_DATA_DIR}/mailer.db`), owned and closed by this
+   * service. Standalone mode may pass the one queue it also gives the mailer; the caller keeps
+   * ownership of a queue passed here.
+   */
   outbox?: MailOutbox;
+  /** Queue name of the default BullMQ queue (tests use a unique one); default MAIL_QUEUE_NAME. */
+  mailQueueName?: string;
   /** Prefix of every Redis key (sessions, revocations, rate limits); default `plinth:auth:`. */
   redisPrefix?: string;
   /**
@@ -40,8 +52,6 @@ export interface AuthServiceOptions {
 export interface BuiltAuthService extends BuiltService {
   /** Read side of session revocation, for services that verify user tokens in the same process. */
   revocations: RevocationChecker;
-  /** The embedded outbox, when no other outbox was given (tests read mail jobs from it). */
-  outbox: SqliteMailOutbox | null;
   /** The signing keys (rotation from operator tooling). */
   keys: SigningKeys;
   /** Each project's Auth settings (the mailer reads mail_from / redirect_url in standalone mode). */
@@ -77,8 +87,12 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     sessions = new EmbeddedSessionStore(sqlite, clock);
   }
 
-  const embeddedOutbox = opts.outbox ? null : new SqliteMailOutbox(sqlite);
-  const outbox = opts.outbox ?? (embeddedOutbox as SqliteMailOutbox);
+  let outbox = opts.outbox;
+  if (!outbox) {
+    const queue = createMailQueueFromConfig(config, { logger, queueName: opts.mailQueueName });
+    closers.push(() => queue.close());
+    outbox = queue;
+  }
   const keys = new SigningKeys(users, clock);
   const auth: AuthContext = {
     users,
@@ -119,7 +133,6 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     name: 'auth',
     app,
     revocations: sessions.revocations,
-    outbox: embeddedOutbox,
     keys,
     settings: auth.settings,
     close: async () => {

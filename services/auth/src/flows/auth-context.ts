@@ -1,7 +1,7 @@
 import { newId, type ProjectId } from '@plinth/shared';
 import type { Clock } from '../clock';
 import type { PasswordHasher } from '../domain/passwords';
-import type { MailJob, MailOutbox } from '../mail/mail-outbox';
+import type { MailKind, MailOutbox } from '../mail/mail-outbox';
 import type { SessionStore } from '../store/session-store';
 import type { UserStore } from '../store/user-store';
 import type { AccessTokens } from '../tokens/access-tokens';
@@ -24,9 +24,9 @@ export interface AuthContext {
 export async function sendMail(
   ctx: AuthContext,
   project: ProjectId,
-  kind: MailJob['kind'],
+  kind: MailKind,
   to: string,
-  data: MailJob['data'],
+  data: { token: string } | { code: string },
 ): Promise<void> {
   await ctx.outbox.enqueue({ id: newId('mail_'), project, kind, to, data, created_at: new Date(ctx.clock()).toISOString() });
 }

@@ -9,6 +9,7 @@ import { createGatewayApp, generateKey, inProcessUpstream, SqliteProjectStore, t
 import type { Express } from 'express';
 import { authConfigSchema } from '../../src/config';
 import { deleteRedisKeys } from '../redis-keys';
+import { RecordingOutbox } from './recording-outbox';
 import { buildAuthService, type BuiltAuthService } from '../../src/service';
 import type { MailJob } from '../../src/mail/mail-outbox';
 import type { AuthSettings } from '../../src/domain/auth-settings';
@@ -75,10 +76,24 @@ export class AuthTestService {
     private readonly clock: { now: number },
     /** Redis used by the service and the prefix of its keys, removed on close. */
     private readonly redis: { url: string; prefix: string } | null,
+    /** Every mail job the service enqueued. */
+    private readonly outbox: RecordingOutbox,
+    /** The queue name the configured MailQueue uses (BullMQ). */
+    readonly mailQueueName: string,
   ) {}
 
-  static async start(env: { [name: string]: string } = {}): Promise<AuthTestService> {
+  /** The data directory the service was configured with. */
+  get dataDir(): string {
+    return this.dir;
+  }
+
+  /**
+   * `configuredMailQueue`: send mail jobs to the MailQueue the configuration builds (as in
+   * production) instead of recording them; its queue name is `mailQueueName`.
+   */
+  static async start(env: { [name: string]: string } = {}, opts: { configuredMailQueue?: boolean } = {}): Promise<AuthTestService> {
     const redisPrefix = `test:${newId('auth_')}:`;
+    const mailQueueName = `test-mail-${newId('')}`;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-auth-'));
     const config = loadConfig(authConfigSchema, {
       PLINTH_INTERNAL_SECRET: SECRET,
@@ -98,7 +113,13 @@ export class AuthTestService {
     });
     const logger = pino({ level: 'debug' }, sink);
     const clock = { now: Date.now() };
-    const service = await buildAuthService(config, logger, { clock: () => clock.now, redisPrefix });
+    const outbox = new RecordingOutbox();
+    const service = await buildAuthService(config, logger, {
+      clock: () => clock.now,
+      redisPrefix,
+      outbox: opts.configuredMailQueue ? undefined : outbox,
+      mailQueueName,
+    });
     const projectStore = new SqliteProjectStore(path.join(dir, 'gateway.db'));
     const gateway = createGatewayApp({
       store: projectStore,
@@ -111,7 +132,7 @@ export class AuthTestService {
       trustProxy: 1,
     });
     const redis = env.REDIS_URL ? { url: env.REDIS_URL, prefix: redisPrefix } : null;
-    return new AuthTestService(service, gateway.app, projectStore, dir, lines, clock, redis);
+    return new AuthTestService(service, gateway.app, projectStore, dir, lines, clock, redis, outbox, mailQueueName);
   }
 
   /** A fresh project with a public and a secret key; Auth disabled, as for any new project. */
@@ -177,9 +198,7 @@ export class AuthTestService {
 
   /** Mail jobs the service enqueued for the project, newest first. */
   async mails(project: string, to?: string): Promise<MailJob[]> {
-    const outbox = this.service.outbox;
-    if (!outbox) throw new Error('no embedded outbox');
-    return outbox.list(asProjectId(project), to);
+    return this.outbox.list(asProjectId(project), to);
   }
 
   /** The newest job of a kind to an address; fails the test when there is none. */
@@ -201,10 +220,13 @@ export class AuthTestService {
  * One AuthTestService for the calling test file: started before its tests, closed after. The
  * returned handle forwards to the running instance.
  */
-export function useAuthTestService(env: { [name: string]: string } = {}): AuthTestService {
+export function useAuthTestService(
+  env: { [name: string]: string } = {},
+  opts: { configuredMailQueue?: boolean } = {},
+): AuthTestService {
   let running: AuthTestService | null = null;
   beforeAll(async () => {
-    running = await AuthTestService.start(env);
+    running = await AuthTestService.start(env, opts);
   });
   afterAll(async () => {
     await running?.close();

@@ -9,7 +9,7 @@ describe('Auth in the standalone composition (gateway test harness)', () => {
   let t: TestPlinth;
   const bodies: unknown[] = [];
   beforeAll(async () => {
-    t = await startTestPlinth();
+    t = await startTestPlinth({ env: { PLINTH_MAIL_POLL_MS: '20' } });
   });
   afterAll(async () => {
     await t.close();
@@ -53,6 +53,23 @@ describe('Auth in the standalone composition (gateway test harness)', () => {
     expect(after.status).toBe(401);
     const noKey = keep(await request(t.app).get(at('/auth/user')).set('x-auth-user-token', ref.body.access_token));
     expect(noKey.status).toBe(401);
+  });
+
+  it("the verification mail of a sign-up reaches the mailer's dev mailbox, and its token verifies", async () => {
+    const pk = `Bearer ${t.project.publicKey}`;
+    const up = keep(await request(t.app).post(at('/auth/signup')).set('authorization', pk).send({ email: 'mail@example.com', password: PASSWORD }));
+    expect(up.status).toBe(201);
+    let message: { kind: string; data: { token: string } } | undefined;
+    const deadline = Date.now() + 10_000;
+    while (!message && Date.now() < deadline) {
+      const box = keep(await request(t.app).get(at('/mailbox?to=mail@example.com')).set('authorization', `Bearer ${t.project.secretKey}`));
+      message = (box.body.messages as Array<{ kind: string; data: { token: string } }>).find((m) => m.kind === 'verify');
+      if (!message) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(message?.data.token).toEqual(expect.any(String));
+    const confirm = keep(await request(t.app).post(at('/auth/verify/confirm')).set('authorization', pk).send({ token: message?.data.token }));
+    expect(confirm.status).toBe(200);
+    expect(confirm.body.user.email_verified).toBe(true);
   });
 
   it('admin and minting refuse the public key with 403', async () => {
