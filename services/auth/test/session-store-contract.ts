@@ -1,30 +1,18 @@
 import { asProjectId, newId, type ProjectId } from '@plinth/shared';
 import type { SessionStore } from '../src/store/session-store';
+import { freshStorePerTest, type StoreFixture } from './forwarding-handle';
 
-export interface SessionStoreFixture {
-  store: SessionStore;
-  cleanup: () => Promise<void>;
-}
 
 const T0 = Date.UTC(2030, 0, 1);
 const DAY = 86_400_000;
 const GRACE = 10_000;
 
 /** The guarantees of the SessionStore port (src/store/session-store.ts), run against every adapter. */
-export function describeSessionStoreContract(name: string, makeStore: () => Promise<SessionStoreFixture>): void {
+export function describeSessionStoreContract(name: string, makeStore: () => Promise<StoreFixture<SessionStore>>): void {
   describe(`SessionStore contract: ${name}`, () => {
-    let fx: SessionStoreFixture;
-    let store: SessionStore;
+    const store = freshStorePerTest(makeStore);
     const project: ProjectId = asProjectId('proj-one');
     const other: ProjectId = asProjectId('proj-two');
-
-    beforeEach(async () => {
-      fx = await makeStore();
-      store = fx.store;
-    });
-    afterEach(async () => {
-      await fx.cleanup();
-    });
 
     async function start(userId = 'usr_a', hash = `h-${newId('')}`): Promise<{ sid: string; hash: string }> {
       const sid = newId('ses_');

@@ -2,11 +2,8 @@ import { asProjectId, ConflictError, type ProjectId } from '@plinth/shared';
 import { DEFAULT_AUTH_SETTINGS } from '../src/domain/auth-settings';
 import { newUserRecord } from '../src/domain/new-user';
 import type { UserRecord, UserStore } from '../src/store/user-store';
+import { freshStorePerTest, type StoreFixture } from './forwarding-handle';
 
-export interface UserStoreFixture {
-  store: UserStore;
-  cleanup: () => Promise<void>;
-}
 
 const T0 = Date.UTC(2030, 0, 1);
 const MIN = 60_000;
@@ -16,20 +13,11 @@ function user(email: string, over: Partial<UserRecord> = {}): UserRecord {
 }
 
 /** The guarantees of the UserStore port (src/store/user-store.ts), run against every adapter. */
-export function describeUserStoreContract(name: string, makeStore: () => Promise<UserStoreFixture>): void {
+export function describeUserStoreContract(name: string, makeStore: () => Promise<StoreFixture<UserStore>>): void {
   describe(`UserStore contract: ${name}`, () => {
-    let fx: UserStoreFixture;
-    let store: UserStore;
+    const store = freshStorePerTest(makeStore);
     const project: ProjectId = asProjectId('proj-one');
     const other: ProjectId = asProjectId('proj-two');
-
-    beforeEach(async () => {
-      fx = await makeStore();
-      store = fx.store;
-    });
-    afterEach(async () => {
-      await fx.cleanup();
-    });
 
     describe('users', () => {
       it('creates and reads a user by id and by e-mail in any case', async () => {

@@ -8,6 +8,7 @@ import { asProjectId, loadConfig, newId, newSecret, NotFoundError, signInternal,
 import { createGatewayApp, generateKey, inProcessUpstream, SqliteProjectStore, type Upstream } from '@plinth/gateway';
 import type { Express } from 'express';
 import { authConfigSchema } from '../../src/config';
+import { forwardingHandle } from '../forwarding-handle';
 import { deleteRedisKeys } from '../redis-keys';
 import { RecordingOutbox } from './recording-outbox';
 import { buildAuthService, type BuiltAuthService } from '../../src/service';
@@ -231,11 +232,5 @@ export function useAuthTestService(
   afterAll(async () => {
     await running?.close();
   });
-  return new Proxy({} as AuthTestService, {
-    get(_target, prop) {
-      if (!running) throw new Error('the auth test service is not running (use it inside tests)');
-      const value: unknown = Reflect.get(running, prop, running);
-      return typeof value === 'function' ? value.bind(running) : value;
-    },
-  });
+  return forwardingHandle(() => running, 'the auth test service');
 }
