@@ -118,6 +118,12 @@ describe('Auth API: settings, and Auth disabled by default', () => {
     }
   });
 
+  it('the service answers its health and readiness probes (stores reachable)', async () => {
+    const request = (await import('supertest')).default;
+    expect((await request(t.service.app).get('/healthz')).body).toEqual({ status: 'ok', service: 'auth' });
+    expect((await request(t.service.app).get('/readyz')).body).toEqual({ status: 'ready', service: 'auth' });
+  });
+
   it('a request without the internal credential is refused with 401', async () => {
     const request = (await import('supertest')).default;
     const r = await request(t.service.app).get('/v1/projects/proj-main/auth/jwks.json');
