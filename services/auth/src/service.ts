@@ -8,6 +8,7 @@ import {
   DEFAULT_AUTH_REDIS_PREFIX,
   openSqlite,
   type BuiltService,
+  type SqliteDatabase,
   type RevocationChecker,
 } from '@plinth/shared';
 import { createAuthApp } from './app';
@@ -62,29 +63,26 @@ export interface BuiltAuthService extends BuiltService {
 export async function buildAuthService(config: AuthConfig, logger: Logger, opts: AuthServiceOptions = {}): Promise<BuiltAuthService> {
   const clock = opts.clock ?? systemClock;
   const prefix = opts.redisPrefix ?? DEFAULT_AUTH_REDIS_PREFIX;
-  const sqlite = openSqlite(path.join(config.PLINTH_DATA_DIR, 'auth.db'));
   const closers: Array<() => Promise<void>> = [];
+  // `${PLINTH_DATA_DIR}/auth.db`, opened only when an embedded store needs it (not with Mongo + Redis).
+  const embedded: { db: SqliteDatabase | null } = { db: null };
+  const embeddedDb = (): SqliteDatabase => (embedded.db ??= openSqlite(path.join(config.PLINTH_DATA_DIR, 'auth.db')));
 
   let users: UserStore;
   if (config.MONGO_URL) {
     const client = await MongoClient.connect(config.MONGO_URL);
     users = await MongoUserStore.open(client.db(), () => client.close());
   } else {
-    users = new SqliteUserStore(sqlite);
+    users = new SqliteUserStore(embeddedDb());
   }
   closers.push(() => users.close());
 
-  let sessions: SessionStore;
-  let redis: Redis | null = null;
-  if (config.REDIS_URL) {
-    const client = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
-    redis = client;
-    sessions = new RedisSessionStore(client, prefix);
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
+  const sessions: SessionStore = redis ? new RedisSessionStore(redis, prefix) : new EmbeddedSessionStore(embeddedDb(), clock);
+  if (redis) {
     closers.push(async () => {
-      await client.quit();
+      await redis.quit();
     });
-  } else {
-    sessions = new EmbeddedSessionStore(sqlite, clock);
   }
 
   let outbox = opts.outbox;
@@ -105,7 +103,6 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     clock,
   };
 
-  const client = redis;
   const app = createAuthApp({
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
@@ -115,11 +112,11 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     rateLimits: {
       perIp: config.PLINTH_RATE_LIMIT_IP,
       perEmail: config.PLINTH_RATE_LIMIT_EMAIL,
-      makeStore: client
+      makeStore: redis
         ? (name) =>
             new RedisStore({
               prefix: `${prefix}rl:${name}:`,
-              sendCommand: (command: string, ...args: string[]) => client.call(command, ...args) as Promise<RedisReply>,
+              sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
             })
         : undefined,
     },
@@ -137,7 +134,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     settings: auth.settings,
     close: async () => {
       for (const close of closers) await close();
-      sqlite.close();
+      embedded.db?.close();
     },
   };
 }
