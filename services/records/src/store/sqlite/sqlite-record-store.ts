@@ -76,6 +76,9 @@ function wantedIndexes(table: string, collection: Collection): Map<string, strin
     if (!def.indexed && !def.unique) continue;
     const ix = `ix:${table}:${hex(field)}`;
     wanted.set(ix, `CREATE INDEX "${ix}" ON "${table}" (${fieldExpr(field)}, id)`);
+    // Serves `field == x` in the default order (created_at) without a sort.
+    const ic = `ic:${table}:${hex(field)}`;
+    wanted.set(ic, `CREATE INDEX "${ic}" ON "${table}" (${fieldExpr(field)}, created_at, id)`);
     if (def.unique) {
       const ux = `ux:${table}:${hex(field)}`;
       wanted.set(ux, `CREATE UNIQUE INDEX "${ux}" ON "${table}" (${fieldExpr(field)})`);
@@ -132,7 +135,7 @@ export class SqliteRecordStore implements RecordStore {
   private syncIndexes(table: string, collection: Collection): void {
     const wanted = wantedIndexes(table, collection);
     const existing = this.db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name LIKE 'ix:%' OR name LIKE 'ux:%')`)
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name LIKE 'ix:%' OR name LIKE 'ic:%' OR name LIKE 'ux:%')`)
       .all(table) as Array<{ name: string }>;
     for (const { name } of existing) {
       if (!wanted.has(name)) this.db.exec(`DROP INDEX "${name}"`);
@@ -265,9 +268,10 @@ export class SqliteRecordStore implements RecordStore {
     const x = fieldExpr(orderBy);
     const cmp = direction === 'asc' ? '>' : '<';
     if (after && orderBy !== 'id' && after.value !== null && (direction === 'asc' || isSystemField(orderBy))) {
-      // Row values let SQLite seek the (field, id) index instead of filtering from the start.
-      keyset = `(${x}, id) ${cmp} (?, ?)`;
-      params.push(bindValue(after.value as Scalar), after.id);
+      // The plain range term lets SQLite seek the (field, id) index instead of filtering from the start.
+      const v = bindValue(after.value as Scalar);
+      keyset = `${x} ${cmp}= ? AND (${x} ${cmp} ? OR id ${cmp} ?)`;
+      params.push(v, v, after.id);
     } else if (after) {
       const k = compilePredicate(keysetPredicate(orderBy, direction, after), collection);
       keyset = k.sql;
