@@ -11,6 +11,8 @@ module.exports = {
     '^@plinth/auth$': '<rootDir>/services/auth/src/index.ts',
     '^@plinth/mailer$': '<rootDir>/services/mailer/src/index.ts',
     '^@plinth/gateway$': '<rootDir>/gateway/src/index.ts',
+    '^@plinth/gateway/(.*)$': '<rootDir>/gateway/src/$1',
   },
   testTimeout: 30000,
+  globalSetup: '<rootDir>/test/global-setup.js',
 };

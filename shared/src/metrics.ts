@@ -1,6 +1,9 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RequestHandler } from 'express';
 
+/** Health probes and scrapes are not API traffic: they are not counted. */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+
 /** One registry per app, so several apps can live in one process (standalone mode). */
 export interface Metrics {
   registry: Registry;
@@ -14,7 +17,7 @@ export function createMetrics(service: string, opts: { defaultMetrics?: boolean 
   if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
   const requests = new Counter({
     name: 'plinth_http_requests_total',
-    help: 'HTTP requests answered, by method, route group and status.',
+    help: 'HTTP API requests answered (probes excluded), by method and status.',
     labelNames: ['method', 'status'] as const,
     registers: [registry],
   });
@@ -26,6 +29,7 @@ export function createMetrics(service: string, opts: { defaultMetrics?: boolean 
     registers: [registry],
   });
   const middleware: RequestHandler = (req, res, next) => {
+    if (PROBES.has(req.path)) return next();
     const end = duration.startTimer({ method: req.method });
     res.on('finish', () => {
       end();

@@ -1,0 +1,122 @@
+import express, { type Express, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import cors from 'cors';
+import type { Logger } from 'pino';
+import {
+  NotFoundError,
+  PayloadTooLargeError,
+  UnavailableError,
+  createMetrics,
+  errorHandler,
+  httpLogger,
+  notFoundHandler,
+  requestId,
+  signInternal,
+  INTERNAL_HEADERS,
+  type KeyKind,
+} from '@plinth/shared';
+import { bearer } from './keys';
+import { KeyAuthenticator } from './key-authenticator';
+import { adminRoutes } from './routes/admin';
+import { matchRoute, type ServiceName } from './routing';
+import type { ProjectStore } from './store/project-store';
+import type { Upstream } from './upstreams';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface GatewayOptions {
+  store: ProjectStore;
+  upstreams: Record<ServiceName, Upstream>;
+  adminKey: string;
+  internalSecret: string;
+  logger: Logger;
+  /** `*` or a list of allowed origins. */
+  corsOrigins: '*' | string[];
+  keyCacheTtlMs: number;
+  /** Express `trust proxy` setting: how many proxies sit in front of the gateway. */
+  trustProxy?: number | boolean;
+}
+
+export interface Gateway {
+  app: Express;
+  keys: KeyAuthenticator;
+}
+
+/** Refuses a declared body over 1 MiB before anything reads it (services also cap streamed bodies). */
+const bodyLimit: RequestHandler = (req, _res, next) => {
+  const length = Number(req.headers['content-length'] ?? 0);
+  next(length > MAX_BODY_BYTES ? new PayloadTooLargeError() : undefined);
+};
+
+/** Strips identity headers a client might forge; only the gateway sets them. */
+function stripInternalHeaders(req: express.Request): void {
+  delete req.headers[INTERNAL_HEADERS.credential];
+  delete req.headers[INTERNAL_HEADERS.project];
+  delete req.headers[INTERNAL_HEADERS.keyKind];
+}
+
+/**
+ * The gateway app: project-key authentication, the routing table, and one transport per service
+ * (in-process or proxy), plus the operator API. See DESIGN.md §1, §4, §8.
+ */
+export function createGatewayApp(opts: GatewayOptions): Gateway {
+  const app = express();
+  const keys = new KeyAuthenticator(opts.store, { cacheTtlMs: opts.keyCacheTtlMs });
+  const metrics = createMetrics('gateway', { defaultMetrics: true });
+  app.disable('x-powered-by');
+  app.set('trust proxy', opts.trustProxy ?? false);
+  app.set('query parser', 'simple');
+  app.use(requestId());
+  app.use(metrics.middleware);
+  app.use(httpLogger(opts.logger));
+  app.use(helmet());
+  app.use(
+    cors({
+      origin: opts.corsOrigins === '*' ? '*' : opts.corsOrigins,
+      exposedHeaders: ['X-Request-Id', 'Retry-After'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Db-User-Token', 'X-Auth-User-Token', 'Idempotency-Key', 'X-Request-Id'],
+      maxAge: 600,
+    }),
+  );
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', service: 'gateway' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await opts.store.ping();
+    } catch (err) {
+      opts.logger.warn({ err }, 'project store unreachable');
+      throw new UnavailableError('The gateway cannot reach its project store.');
+    }
+    res.json({ status: 'ready', service: 'gateway' });
+  });
+  app.get('/metrics', metrics.handler);
+  app.use(bodyLimit);
+  app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey }));
+
+  app.use(async (req, res, next) => {
+    const route = matchRoute(req.method, req.path);
+    if (!route) return next();
+    stripInternalHeaders(req);
+    let keyKind: KeyKind;
+    if (route.auth === 'key') {
+      keyKind = await keys.authenticate(route.project, bearer(req.headers.authorization));
+    } else {
+      if (!(await opts.store.getProject(route.project))) throw new NotFoundError('Unknown project.');
+      keyKind = 'none';
+    }
+    const requestIdValue = String(req.headers['x-request-id']);
+    req.headers[INTERNAL_HEADERS.project] = route.project;
+    req.headers[INTERNAL_HEADERS.keyKind] = keyKind;
+    req.headers[INTERNAL_HEADERS.credential] = signInternal(opts.internalSecret, {
+      project: route.project,
+      keyKind,
+      requestId: requestIdValue,
+    });
+    opts.upstreams[route.service].handle(req, res, next);
+  });
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(opts.logger));
+  return { app, keys };
+}

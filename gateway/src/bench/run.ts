@@ -1,0 +1,21 @@
+import { benchGatewayPath } from './gateway-path';
+
+/**
+ * `npm run bench`: every benchmark scenario in one run, printed as tables with ratios. Figures
+ * from one run are comparable with each other; absolute numbers depend on the machine.
+ * BENCH_SECONDS sets the duration of each load (default 5).
+ */
+const SCENARIOS: Array<[string, () => Promise<string>]> = [['gateway-path', benchGatewayPath]];
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  for (const [name, run] of SCENARIOS) {
+    if (only.length > 0 && !only.includes(name)) continue;
+    process.stdout.write(`${await run()}\n\n`);
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,68 @@
+import Joi from 'joi';
+import { commonConfig } from '@plinth/shared';
+
+const urlList = Joi.string().pattern(/^https?:\/\/[^,\s]+(,\s*https?:\/\/[^,\s]+)*$/).messages({
+  'string.pattern.base': '{{#label}} must be one or more comma-separated http(s) URLs',
+});
+
+const shared = {
+  PLINTH_DATA_DIR: commonConfig.dataDir,
+  MONGO_URL: commonConfig.mongoUrl,
+  PLINTH_CORS_ORIGINS: Joi.string().default('*'),
+  PLINTH_KEY_CACHE_TTL_MS: Joi.number().integer().min(0).max(600_000).default(5000),
+  PLINTH_TRUST_PROXY: Joi.number().integer().min(0).max(10).default(0),
+  LOG_LEVEL: commonConfig.logLevel,
+};
+
+export interface GatewaySharedConfig {
+  PLINTH_DATA_DIR: string;
+  MONGO_URL?: string;
+  PLINTH_CORS_ORIGINS: string;
+  PLINTH_KEY_CACHE_TTL_MS: number;
+  PLINTH_TRUST_PROXY: number;
+  LOG_LEVEL: string;
+}
+
+/** Cluster mode: the gateway alone, proxying to services at the given URLs. */
+export interface GatewayConfig extends GatewaySharedConfig {
+  PORT: number;
+  PLINTH_ADMIN_KEY: string;
+  PLINTH_INTERNAL_SECRET: string;
+  RECORDS_URL: string;
+  AUTH_URL: string;
+  MAILER_URL: string;
+}
+
+export const gatewayConfigSchema = Joi.object<GatewayConfig>({
+  ...shared,
+  PORT: commonConfig.port(8080),
+  PLINTH_ADMIN_KEY: Joi.string().min(20).required(),
+  PLINTH_INTERNAL_SECRET: commonConfig.internalSecret.required(),
+  RECORDS_URL: urlList.required(),
+  AUTH_URL: urlList.required(),
+  MAILER_URL: urlList.required(),
+});
+
+/** Standalone mode: gateway plus every service in one process. Keys are generated when unset. */
+export interface StandaloneConfig extends GatewaySharedConfig {
+  PORT: number;
+  HOST: string;
+  PLINTH_ADMIN_KEY?: string;
+  PLINTH_INTERNAL_SECRET?: string;
+}
+
+export const standaloneConfigSchema = Joi.object<StandaloneConfig>({
+  ...shared,
+  PORT: commonConfig.port(8080),
+  HOST: Joi.string().default('0.0.0.0'),
+  PLINTH_ADMIN_KEY: Joi.string().min(20),
+  PLINTH_INTERNAL_SECRET: commonConfig.internalSecret,
+});
+
+export function parseOrigins(value: string): '*' | string[] {
+  return value.trim() === '*' ? '*' : value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+export function parseUrlList(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}

@@ -1,0 +1,64 @@
+import { UnauthorizedError, type ProjectId } from '@plinth/shared';
+import { hashKey, looksLikeProjectKey, safeEqual } from './keys';
+import type { ApiKeyKind, ApiKeyRecord, ProjectStore } from './store/project-store';
+
+interface CacheEntry {
+  key: ApiKeyRecord | null;
+  expires: number;
+}
+
+export interface KeyAuthenticatorOptions {
+  /** How long a lookup (hit or miss) is reused. Revocations through this gateway apply at once. */
+  cacheTtlMs: number;
+  maxEntries?: number;
+}
+
+/**
+ * Authenticates project keys (DESIGN.md §4): looks the key up by its SHA-256, compares in
+ * constant time, and checks it belongs to the project in the path. Lookups are cached briefly;
+ * the operator API calls `forget` so a revoked key stops working immediately on this gateway
+ * (other gateway replicas: within cacheTtlMs).
+ */
+export class KeyAuthenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly maxEntries: number;
+
+  constructor(
+    private readonly store: ProjectStore,
+    private readonly opts: KeyAuthenticatorOptions,
+  ) {
+    this.maxEntries = opts.maxEntries ?? 10_000;
+  }
+
+  /** The stored key for this credential, or null. Never throws for bad input. */
+  async lookup(credential: string): Promise<ApiKeyRecord | null> {
+    if (!looksLikeProjectKey(credential)) return null;
+    const hash = hashKey(credential);
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    let key: ApiKeyRecord | null;
+    if (hit && hit.expires > now) {
+      key = hit.key;
+    } else {
+      key = await this.store.findKeyByHash(hash);
+      if (this.opts.cacheTtlMs > 0) {
+        if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
+        this.cache.set(hash, { key, expires: now + this.opts.cacheTtlMs });
+      }
+    }
+    return key && safeEqual(key.hash, hash) ? key : null;
+  }
+
+  /** The key kind, or throws 401 for a missing, unknown or other project's key. */
+  async authenticate(project: ProjectId, credential: string | null): Promise<ApiKeyKind> {
+    if (!credential) throw new UnauthorizedError('Missing API key: send Authorization: Bearer <key>.');
+    const key = await this.lookup(credential);
+    if (!key || key.project !== project) throw new UnauthorizedError('Invalid API key for this project.');
+    return key.kind;
+  }
+
+  /** Drops cached lookups (all of them: revocations are rare). */
+  forget(): void {
+    this.cache.clear();
+  }
+}

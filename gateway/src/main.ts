@@ -1,0 +1,44 @@
+import { createLogger, exitOnConfigError, installProcessHandlers, loadConfig, serve } from '@plinth/shared';
+import { createGatewayApp } from './app';
+import { gatewayConfigSchema, parseOrigins, parseUrlList, type GatewayConfig } from './config';
+import { createProjectStore } from './store/from-config';
+import { proxyUpstream } from './upstreams';
+
+/** Cluster mode: the gateway as its own process, proxying to the services' URLs. */
+async function main(): Promise<void> {
+  let config: GatewayConfig;
+  try {
+    config = loadConfig(gatewayConfigSchema);
+  } catch (err) {
+    exitOnConfigError(err);
+  }
+  const logger = createLogger('gateway', config.LOG_LEVEL);
+  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR });
+  const upstreams = {
+    records: proxyUpstream('records', parseUrlList(config.RECORDS_URL), logger),
+    auth: proxyUpstream('auth', parseUrlList(config.AUTH_URL), logger),
+    mailer: proxyUpstream('mailer', parseUrlList(config.MAILER_URL), logger),
+  };
+  const { app } = createGatewayApp({
+    store,
+    upstreams,
+    adminKey: config.PLINTH_ADMIN_KEY,
+    internalSecret: config.PLINTH_INTERNAL_SECRET,
+    logger,
+    corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
+    keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
+    trustProxy: config.PLINTH_TRUST_PROXY,
+  });
+  const served = await serve(app, {
+    port: config.PORT,
+    logger,
+    onShutdown: async () => {
+      for (const u of Object.values(upstreams)) u.close();
+      await store.close();
+    },
+  });
+  installProcessHandlers(served.shutdown, logger);
+  logger.info({ port: served.port }, 'gateway listening');
+}
+
+void main();

@@ -1,0 +1,116 @@
+import express, { Router, type RequestHandler } from 'express';
+import Joi from 'joi';
+import { randomBytes } from 'node:crypto';
+import {
+  BODY_LIMIT,
+  ForbiddenError,
+  InvalidRequestError,
+  NotFoundError,
+  PROJECT_ID_PATTERN,
+  UnauthorizedError,
+  asProjectId,
+  isProjectId,
+  type ProjectId,
+} from '@plinth/shared';
+import { bearer, generateKey, publicKeyView, safeEqual } from '../keys';
+import type { KeyAuthenticator } from '../key-authenticator';
+import type { ProjectStore } from '../store/project-store';
+
+export interface AdminDeps {
+  store: ProjectStore;
+  keys: KeyAuthenticator;
+  adminKey: string;
+}
+
+/** Operator-key check: the operator key passes; a project key is 403; anything else 401. */
+function requireOperator(deps: AdminDeps): RequestHandler {
+  return async (req, _res, next) => {
+    const credential = bearer(req.headers.authorization);
+    if (credential && safeEqual(credential, deps.adminKey)) return next();
+    if (credential && (await deps.keys.lookup(credential))) {
+      throw new ForbiddenError('The operator API needs the operator key (PLINTH_ADMIN_KEY), not a project key.');
+    }
+    throw new UnauthorizedError('Missing or invalid operator key.');
+  };
+}
+
+const createProjectSchema = Joi.object({
+  id: Joi.string().pattern(PROJECT_ID_PATTERN).messages({
+    'string.pattern.base': '"id" must start with a letter and use 3–40 lower-case letters, digits or dashes',
+  }),
+  name: Joi.string().trim().min(1).max(200),
+});
+const createKeySchema = Joi.object({ kind: Joi.string().valid('public', 'secret').required() });
+
+function validate<T>(schema: Joi.ObjectSchema<T>, body: unknown): T {
+  const { value, error } = schema.validate(body ?? {}, { abortEarly: false });
+  if (error) {
+    const fields = Object.fromEntries(error.details.map((d) => [d.path.join('.') || 'body', d.message]));
+    throw new InvalidRequestError('Invalid request body.', { fields });
+  }
+  return value;
+}
+
+function projectParam(raw: string | undefined): ProjectId {
+  if (!isProjectId(raw)) throw new NotFoundError('Unknown project.');
+  return raw;
+}
+
+function generatedProjectId(): ProjectId {
+  return asProjectId(`p-${randomBytes(6).toString('hex')}`);
+}
+
+/** The operator API for projects and keys (DESIGN.md §4), under /v1/admin. */
+export function adminRoutes(deps: AdminDeps): Router {
+  const { store, keys } = deps;
+  const r = Router();
+  r.use(requireOperator(deps));
+  r.use(express.json({ limit: BODY_LIMIT }));
+
+  r.post('/projects', async (req, res) => {
+    const body = validate(createProjectSchema, req.body);
+    const id = body.id ? asProjectId(body.id) : generatedProjectId();
+    const now = new Date();
+    const pub = generateKey(id, 'public', now);
+    const sec = generateKey(id, 'secret', now);
+    const project = { id, name: body.name ?? id, created_at: now.toISOString() };
+    await store.createProject(project, [pub.record, sec.record]);
+    res.status(201).json({ project, keys: { public: pub.value, secret: sec.value } });
+  });
+
+  r.get('/projects', async (_req, res) => {
+    res.json({ projects: await store.listProjects() });
+  });
+
+  r.get('/projects/:project', async (req, res) => {
+    const id = projectParam(req.params.project);
+    const project = await store.getProject(id);
+    if (!project) throw new NotFoundError('Unknown project.');
+    res.json({ project, keys: (await store.listKeys(id)).map(publicKeyView) });
+  });
+
+  r.delete('/projects/:project', async (req, res) => {
+    const id = projectParam(req.params.project);
+    if (!(await store.deleteProject(id))) throw new NotFoundError('Unknown project.');
+    keys.forget();
+    res.json({ deleted: true, id });
+  });
+
+  r.post('/projects/:project/keys', async (req, res) => {
+    const id = projectParam(req.params.project);
+    const { kind } = validate(createKeySchema, req.body);
+    const key = generateKey(id, kind as 'public' | 'secret');
+    if (!(await store.addKey(key.record))) throw new NotFoundError('Unknown project.');
+    res.status(201).json({ key: { ...publicKeyView(key.record), value: key.value } });
+  });
+
+  r.delete('/projects/:project/keys/:keyId', async (req, res) => {
+    const id = projectParam(req.params.project);
+    const keyId = String(req.params.keyId);
+    if (!(await store.deleteKey(id, keyId))) throw new NotFoundError('Unknown key.');
+    keys.forget();
+    res.json({ deleted: true, id: keyId });
+  });
+
+  return r;
+}

@@ -1,0 +1,49 @@
+import { isProjectId, type ProjectId } from '@plinth/shared';
+
+export type ServiceName = 'records' | 'auth' | 'mailer';
+
+/** How a route is authenticated at the gateway: a project key, or nothing (public documents). */
+export type RouteAuth = 'key' | 'none';
+
+interface RouteRule {
+  service: ServiceName;
+  /** Matched against the path after `/v1/projects/{p}`. */
+  pattern: RegExp;
+  auth: RouteAuth;
+  methods?: readonly string[];
+}
+
+/**
+ * The one routing table (DESIGN.md §2, issue 2). Both transports — in-process and proxy — use it.
+ * First match wins.
+ */
+export const ROUTES: readonly RouteRule[] = [
+  { service: 'auth', pattern: /^\/auth\/jwks\.json$/, auth: 'none', methods: ['GET', 'HEAD'] },
+  { service: 'records', pattern: /^\/collections(\/|$)/, auth: 'key' },
+  { service: 'auth', pattern: /^\/auth(\/|$)/, auth: 'key' },
+  { service: 'auth', pattern: /^\/settings\/auth$/, auth: 'key' },
+  { service: 'mailer', pattern: /^\/mailbox$/, auth: 'key' },
+  { service: 'mailer', pattern: /^\/mail(\/|$)/, auth: 'key' },
+];
+
+export interface RouteMatch {
+  project: ProjectId;
+  service: ServiceName;
+  auth: RouteAuth;
+}
+
+const PROJECT_PATH = /^\/v1\/projects\/([^/]+)(\/.*)$/;
+
+/** The service that answers this request, or null when no route matches. */
+export function matchRoute(method: string, path: string): RouteMatch | null {
+  const m = PROJECT_PATH.exec(path);
+  if (!m) return null;
+  const [, project, rest] = m as unknown as [string, string, string];
+  if (!isProjectId(project)) return null;
+  for (const r of ROUTES) {
+    if (r.pattern.test(rest) && (!r.methods || r.methods.includes(method))) {
+      return { project, service: r.service, auth: r.auth };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { loadConfig, type BuiltService } from '@plinth/shared';
+import { buildRecordsService, recordsConfigSchema } from '@plinth/records';
+import { authConfigSchema, buildAuthService } from '@plinth/auth';
+import { buildMailerService, mailerConfigSchema } from '@plinth/mailer';
+import { createGatewayApp, type Gateway } from './app';
+import { parseOrigins, type StandaloneConfig } from './config';
+import { createProjectStore } from './store/from-config';
+import type { ProjectStore } from './store/project-store';
+import { inProcessUpstream } from './upstreams';
+
+export interface Standalone {
+  gateway: Gateway;
+  store: ProjectStore;
+  services: BuiltService[];
+  /** Closes services, then the project store. */
+  close: () => Promise<void>;
+}
+
+/**
+ * Standalone mode (DESIGN.md §1): every service built from the same environment and mounted
+ * in-process behind one gateway. Each service still validates its own config schema.
+ */
+export async function composeStandalone(
+  config: StandaloneConfig & { PLINTH_ADMIN_KEY: string },
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): Promise<Standalone> {
+  const internalSecret = config.PLINTH_INTERNAL_SECRET ?? randomBytes(32).toString('base64url');
+  const serviceEnv = { ...env, PLINTH_INTERNAL_SECRET: internalSecret, PLINTH_DATA_DIR: config.PLINTH_DATA_DIR };
+  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR });
+  const opts = { logRequests: false };
+  const records = await buildRecordsService(loadConfig(recordsConfigSchema, serviceEnv), logger.child({ service: 'records' }), opts);
+  const auth = await buildAuthService(loadConfig(authConfigSchema, serviceEnv), logger.child({ service: 'auth' }), opts);
+  const mailer = await buildMailerService(loadConfig(mailerConfigSchema, serviceEnv), logger.child({ service: 'mailer' }), opts);
+  const gateway = createGatewayApp({
+    store,
+    upstreams: {
+      records: inProcessUpstream(records.app),
+      auth: inProcessUpstream(auth.app),
+      mailer: inProcessUpstream(mailer.app),
+    },
+    adminKey: config.PLINTH_ADMIN_KEY,
+    internalSecret,
+    logger,
+    corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
+    keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
+    trustProxy: config.PLINTH_TRUST_PROXY,
+  });
+  const services = [records, auth, mailer];
+  return {
+    gateway,
+    store,
+    services,
+    close: async () => {
+      for (const s of services) await s.close();
+      await store.close();
+    },
+  };
+}

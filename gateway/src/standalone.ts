@@ -1,0 +1,45 @@
+import { createLogger, exitOnConfigError, installProcessHandlers, loadConfig, serve } from '@plinth/shared';
+import { ensureDemoProject, resolveAdminKey } from './bootstrap';
+import { standaloneConfigSchema, type StandaloneConfig } from './config';
+import { composeStandalone } from './standalone-compose';
+
+/** `npm start`: gateway and every service in one process, SQLite under PLINTH_DATA_DIR. */
+async function main(): Promise<void> {
+  let config: StandaloneConfig;
+  try {
+    config = loadConfig(standaloneConfigSchema);
+  } catch (err) {
+    exitOnConfigError(err);
+  }
+  const logger = createLogger('plinth', config.LOG_LEVEL);
+  const admin = resolveAdminKey(config.PLINTH_DATA_DIR, config.PLINTH_ADMIN_KEY);
+  const plinth = await composeStandalone({ ...config, PLINTH_ADMIN_KEY: admin.key }, process.env, logger);
+  const demo = await ensureDemoProject(config.PLINTH_DATA_DIR, plinth.store, plinth.gateway.keys);
+  const served = await serve(plinth.gateway.app, { port: config.PORT, host: config.HOST, logger, onShutdown: plinth.close });
+  installProcessHandlers(served.shutdown, logger);
+
+  const url = `http://localhost:${served.port}`;
+  const lines = [
+    '',
+    `Plinth is running (standalone) at ${url}`,
+    `  data directory:  ${config.PLINTH_DATA_DIR}`,
+    admin.source === 'env'
+      ? '  operator key:    from PLINTH_ADMIN_KEY'
+      : `  operator key:    ${admin.key}   (stored in ${config.PLINTH_DATA_DIR}/credentials.json)`,
+  ];
+  if (demo) {
+    lines.push(
+      '  project "demo":',
+      `    public key:    ${demo.public}`,
+      `    secret key:    ${demo.secret}`,
+      '',
+      'Try it:',
+      `  curl -s ${url}/v1/projects/demo/collections -H "Authorization: Bearer ${demo.public}"`,
+    );
+  } else {
+    lines.push('  project "demo":  its first keys were revoked or it was deleted; create keys with `npx plinth keys create demo public`');
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+void main();

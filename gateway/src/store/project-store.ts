@@ -1,0 +1,50 @@
+import type { ProjectId } from '@plinth/shared';
+
+export interface ProjectRecord {
+  id: ProjectId;
+  name: string;
+  created_at: string;
+}
+
+export type ApiKeyKind = 'public' | 'secret';
+
+/** A project key as stored: never the key itself, only its SHA-256 and a short display prefix. */
+export interface ApiKeyRecord {
+  id: string;
+  project: ProjectId;
+  kind: ApiKeyKind;
+  /** Hex SHA-256 of the full key. */
+  hash: string;
+  /** The first characters of the key, to tell keys apart in listings (`pk_3fA9…`). */
+  prefix: string;
+  created_at: string;
+}
+
+/**
+ * The gateway's store of projects and their hashed keys (DESIGN.md §3, §4).
+ * Adapters: sqlite-project-store.ts, mongo-project-store.ts; contract: test/project-store.contract.ts.
+ */
+export interface ProjectStore {
+  /**
+   * Creates a project together with its first keys. Throws ConflictError when the id is taken;
+   * then nothing is stored.
+   */
+  createProject(project: ProjectRecord, keys: ApiKeyRecord[]): Promise<void>;
+  /** Returns null when absent. */
+  getProject(id: ProjectId): Promise<ProjectRecord | null>;
+  /** All projects, oldest first (ties by id). */
+  listProjects(): Promise<ProjectRecord[]>;
+  /** Deletes the project and all its keys. Returns false when it did not exist. */
+  deleteProject(id: ProjectId): Promise<boolean>;
+  /** Adds a key to an existing project. Returns false (and stores nothing) when the project is absent. */
+  addKey(key: ApiKeyRecord): Promise<boolean>;
+  /** The project's keys, oldest first. */
+  listKeys(project: ProjectId): Promise<ApiKeyRecord[]>;
+  /** The key whose hash this is, or null. A deleted key is never returned. */
+  findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /** Deletes one key of one project. Returns false when that project has no such key. */
+  deleteKey(project: ProjectId, keyId: string): Promise<boolean>;
+  /** Resolves when the backing database answers; drives /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

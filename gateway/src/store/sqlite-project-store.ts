@@ -1,0 +1,100 @@
+import { ConflictError, isSqliteUniqueViolation, openSqlite, type ProjectId, type SqliteDatabase } from '@plinth/shared';
+import type { ApiKeyRecord, ProjectRecord, ProjectStore } from './project-store';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS projects (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS api_keys (
+  id TEXT PRIMARY KEY,
+  project TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('public', 'secret')),
+  hash TEXT NOT NULL UNIQUE,
+  prefix TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS api_keys_project ON api_keys(project, created_at);
+`;
+
+type KeyRow = Omit<ApiKeyRecord, 'project'> & { project: string };
+
+/** ProjectStore on SQLite (standalone mode). `file` may be `:memory:`. */
+export class SqliteProjectStore implements ProjectStore {
+  private readonly db: SqliteDatabase;
+  private readonly stmt;
+
+  constructor(file: string) {
+    this.db = openSqlite(file);
+    this.db.exec(SCHEMA);
+    this.stmt = {
+      insertProject: this.db.prepare('INSERT INTO projects (id, name, created_at) VALUES (@id, @name, @created_at)'),
+      getProject: this.db.prepare('SELECT id, name, created_at FROM projects WHERE id = ?'),
+      listProjects: this.db.prepare('SELECT id, name, created_at FROM projects ORDER BY created_at, id'),
+      deleteProject: this.db.prepare('DELETE FROM projects WHERE id = ?'),
+      insertKey: this.db.prepare(
+        'INSERT INTO api_keys (id, project, kind, hash, prefix, created_at) VALUES (@id, @project, @kind, @hash, @prefix, @created_at)',
+      ),
+      listKeys: this.db.prepare('SELECT * FROM api_keys WHERE project = ? ORDER BY created_at, id'),
+      findKey: this.db.prepare('SELECT * FROM api_keys WHERE hash = ?'),
+      deleteKey: this.db.prepare('DELETE FROM api_keys WHERE project = ? AND id = ?'),
+    };
+  }
+
+  async createProject(project: ProjectRecord, keys: ApiKeyRecord[]): Promise<void> {
+    const tx = this.db.transaction(() => {
+      this.stmt.insertProject.run(project);
+      for (const k of keys) this.stmt.insertKey.run(k);
+    });
+    try {
+      tx();
+    } catch (err) {
+      if (isSqliteUniqueViolation(err)) throw new ConflictError(`Project ${project.id} already exists.`);
+      throw err;
+    }
+  }
+
+  async getProject(id: ProjectId): Promise<ProjectRecord | null> {
+    return (this.stmt.getProject.get(id) as ProjectRecord | undefined) ?? null;
+  }
+
+  async listProjects(): Promise<ProjectRecord[]> {
+    return this.stmt.listProjects.all() as ProjectRecord[];
+  }
+
+  async deleteProject(id: ProjectId): Promise<boolean> {
+    return this.stmt.deleteProject.run(id).changes > 0;
+  }
+
+  async addKey(key: ApiKeyRecord): Promise<boolean> {
+    if (!this.stmt.getProject.get(key.project)) return false;
+    try {
+      this.stmt.insertKey.run(key);
+    } catch (err) {
+      if (isSqliteUniqueViolation(err)) throw new ConflictError('Key already exists.');
+      throw err;
+    }
+    return true;
+  }
+
+  async listKeys(project: ProjectId): Promise<ApiKeyRecord[]> {
+    return this.stmt.listKeys.all(project) as KeyRow[] as ApiKeyRecord[];
+  }
+
+  async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
+    return ((this.stmt.findKey.get(String(hash)) as KeyRow | undefined) as ApiKeyRecord | undefined) ?? null;
+  }
+
+  async deleteKey(project: ProjectId, keyId: string): Promise<boolean> {
+    return this.stmt.deleteKey.run(project, keyId).changes > 0;
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

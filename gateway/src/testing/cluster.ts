@@ -1,0 +1,160 @@
+/**
+ * Starts the cluster topology on this machine: each service as its own process running its
+ * compiled `main.js` (exactly what a container runs), and a gateway process proxying to them.
+ * Used by the cluster-topology test suite and by the benchmarks. Needs `npm run build` first.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+export type ClusterService = 'records' | 'auth' | 'mailer';
+
+const ENTRY: Record<ClusterService | 'gateway', string> = {
+  records: 'services/records/dist/main.js',
+  auth: 'services/auth/dist/main.js',
+  mailer: 'services/mailer/dist/main.js',
+  gateway: 'gateway/dist/main.js',
+};
+
+export interface ClusterOptions {
+  /** Replicas per service (default 1 each). */
+  replicas?: Partial<Record<ClusterService, number>>;
+  /** Extra environment for every process (REDIS_URL, SMTP_URL, …). */
+  env?: Record<string, string>;
+  /** Per-service extra environment. */
+  serviceEnv?: Partial<Record<ClusterService, Record<string, string>>>;
+}
+
+export interface RunningProcess {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+export interface Cluster {
+  url: string;
+  adminKey: string;
+  internalSecret: string;
+  dataDir: string;
+  processes: RunningProcess[];
+  /** Creates a project through the operator API and returns its keys. */
+  createProject(id?: string): Promise<{ id: string; publicKey: string; secretKey: string }>;
+  stop(): Promise<void>;
+}
+
+/** A port nobody listens on right now (the OS picks it; we release it for the child to bind). */
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+async function healthy(url: string): Promise<boolean> {
+  try {
+    return (await fetch(`${url}/healthz`)).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+async function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv): Promise<RunningProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [path.join(ROOT, entry)], {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-200_000)));
+  child.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-200_000)));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (await healthy(url)) return { name, url, child, output: () => out };
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not start (exit ${child.exitCode}):\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function stopProcess(p: RunningProcess): Promise<void> {
+  if (p.child.exitCode !== null) return;
+  const exited = new Promise<void>((r) => p.child.once('exit', () => r()));
+  p.child.kill('SIGTERM');
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-cluster-'));
+  const internalSecret = randomBytes(32).toString('hex');
+  const adminKey = `adm_${randomBytes(24).toString('hex')}`;
+  const base: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOG_LEVEL: 'warn',
+    PLINTH_BCRYPT_COST: '4',
+    PLINTH_RATE_LIMIT_IP: '100000',
+    PLINTH_RATE_LIMIT_EMAIL: '100000',
+    ...opts.env,
+    PLINTH_DATA_DIR: dataDir,
+    PLINTH_INTERNAL_SECRET: internalSecret,
+  };
+  const processes: RunningProcess[] = [];
+  const urls: Record<ClusterService, string[]> = { records: [], auth: [], mailer: [] };
+  try {
+    for (const svc of ['records', 'auth', 'mailer'] as const) {
+      const n = opts.replicas?.[svc] ?? 1;
+      for (let i = 0; i < n; i++) {
+        const p = await startProcess(`${svc}-${i}`, ENTRY[svc], { ...base, ...opts.serviceEnv?.[svc] });
+        processes.push(p);
+        urls[svc].push(p.url);
+      }
+    }
+    const gateway = await startProcess('gateway', ENTRY.gateway, {
+      ...base,
+      PLINTH_ADMIN_KEY: adminKey,
+      RECORDS_URL: urls.records.join(','),
+      AUTH_URL: urls.auth.join(','),
+      MAILER_URL: urls.mailer.join(','),
+    });
+    processes.push(gateway);
+    const url = gateway.url;
+    let counter = 0;
+    return {
+      url,
+      adminKey,
+      internalSecret,
+      dataDir,
+      processes,
+      createProject: async (id) => {
+        const res = await fetch(`${url}/v1/admin/projects`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ id: id ?? `c-${process.pid}-${++counter}` }),
+        });
+        if (res.status !== 201) throw new Error(`createProject: ${res.status} ${await res.text()}`);
+        const body = (await res.json()) as { project: { id: string }; keys: { public: string; secret: string } };
+        return { id: body.project.id, publicKey: body.keys.public, secretKey: body.keys.secret };
+      },
+      stop: async () => {
+        for (const p of [...processes].reverse()) await stopProcess(p);
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    for (const p of processes) await stopProcess(p);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}

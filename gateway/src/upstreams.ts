@@ -1,0 +1,63 @@
+import http from 'node:http';
+import type { RequestHandler, Request, Response, NextFunction } from 'express';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import type { Logger } from 'pino';
+import { UnavailableError } from '@plinth/shared';
+
+/** Where the gateway sends a service's requests: the same interface for both transports. */
+export interface Upstream {
+  readonly kind: 'in-process' | 'proxy';
+  handle(req: Request, res: Response, next: NextFunction): void;
+  close(): void;
+}
+
+/**
+ * Standalone transport: the service's express app runs in this process and is called directly
+ * — same middleware chain, no loopback HTTP hop (DESIGN.md §1).
+ */
+export function inProcessUpstream(app: (req: Request, res: Response, next: NextFunction) => void): Upstream {
+  return {
+    kind: 'in-process',
+    handle: (req, res, next) => app(req, res, next),
+    close: () => {},
+  };
+}
+
+/**
+ * Cluster transport: http-proxy-middleware over keep-alive connections, round-robin across
+ * `targets` (several replicas of one service). An unreachable upstream answers 503 `unavailable`.
+ */
+export function proxyUpstream(service: string, targets: string[], logger: Logger): Upstream {
+  if (targets.length === 0) throw new Error(`no upstream URL for ${service}`);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
+  let next = 0;
+  const proxy: RequestHandler = createProxyMiddleware<Request, Response>({
+    target: targets[0],
+    router: () => {
+      const t = targets[next % targets.length]!;
+      next = (next + 1) % targets.length;
+      return t;
+    },
+    agent,
+    xfwd: true,
+    proxyTimeout: 30_000,
+    on: {
+      error: (err, req, res) => {
+        logger.warn({ err, service, req_id: req.headers['x-request-id'] }, 'upstream unreachable');
+        if (!(res instanceof http.ServerResponse)) return;
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        const e = new UnavailableError(`The ${service} service is unavailable.`);
+        res.writeHead(e.status, { 'Content-Type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify(e.toEnvelope()));
+      },
+    },
+  });
+  return {
+    kind: 'proxy',
+    handle: (req, res, nxt) => void proxy(req, res, nxt),
+    close: () => agent.destroy(),
+  };
+}

@@ -1,0 +1,83 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { runCli } from '../src/cli/run';
+import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+
+describe('plinth CLI over the operator API', () => {
+  let t: TestPlinth;
+  let server: http.Server;
+  let url: string;
+  beforeAll(async () => {
+    t = await startTestPlinth();
+    server = http.createServer(t.app);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await t.close();
+  });
+
+  async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+    let out = '';
+    let err = '';
+    const code = await runCli([...args, '--url', url, '--admin-key', t.adminKey], {
+      env: {},
+      out: { write: (s: string) => (out += s) },
+      err: { write: (s: string) => (err += s) },
+    });
+    return { code, out, err };
+  }
+
+  it('creates, lists, shows and deletes a project; created keys work and revoked ones stop', async () => {
+    const created = await cli('projects', 'create', 'cli-shop', '--name', 'CLI Shop');
+    expect(created.code).toBe(0);
+    const body = JSON.parse(created.out) as { project: { id: string; name: string }; keys: { public: string; secret: string } };
+    expect(body.project).toMatchObject({ id: 'cli-shop', name: 'CLI Shop' });
+    const auth = await request(t.app).get('/v1/projects/cli-shop/collections').set('Authorization', `Bearer ${body.keys.public}`);
+    expect(auth.status).not.toBe(401);
+
+    const listed = await cli('projects', 'list');
+    expect(JSON.parse(listed.out).projects.map((p: { id: string }) => p.id)).toContain('cli-shop');
+
+    const key = await cli('keys', 'create', 'cli-shop', 'secret');
+    expect(key.code).toBe(0);
+    const newKey = JSON.parse(key.out).key as { id: string; value: string };
+    expect(newKey.value).toMatch(/^sk_/);
+
+    const revoked = await cli('keys', 'revoke', 'cli-shop', newKey.id);
+    expect(revoked.code).toBe(0);
+    const dead = await request(t.app).get('/v1/projects/cli-shop/collections').set('Authorization', `Bearer ${newKey.value}`);
+    expect(dead.status).toBe(401);
+
+    const shown = await cli('projects', 'show', 'cli-shop');
+    expect(JSON.parse(shown.out).keys).toHaveLength(2);
+
+    expect((await cli('projects', 'delete', 'cli-shop')).code).toBe(0);
+    const missing = await cli('projects', 'show', 'cli-shop');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('404');
+  });
+
+  it('explains usage errors with exit code 2', async () => {
+    const r = await cli('keys', 'create', 'cli-shop');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('missing key kind');
+    const u = await cli('frobnicate');
+    expect(u.code).toBe(2);
+    expect(u.err).toContain('unknown command');
+  });
+
+  it('reports a wrong operator key as an error', async () => {
+    let err = '';
+    const code = await runCli(['projects', 'list', '--url', url, '--admin-key', 'adm_wrong-key-00000000000000'], {
+      env: {},
+      out: { write: () => true },
+      err: { write: (s: string) => (err += s) },
+    });
+    expect(code).toBe(1);
+    expect(err).toContain('401');
+  });
+});

@@ -1,0 +1,17 @@
+import { newId, newSecret } from '../src/ids';
+
+describe('ids', () => {
+  it('makes prefixed, URL-safe ids with at least 96 random bits, ordered by time', () => {
+    const a = newId('rec_', 1_700_000_000_000);
+    const b = newId('rec_', 1_700_000_000_001);
+    expect(a).toMatch(/^rec_[0-9a-z]{26}$/);
+    expect(a < b).toBe(true);
+    const many = new Set(Array.from({ length: 1000 }, () => newId('rec_', 1_700_000_000_000)));
+    expect(many.size).toBe(1000);
+  });
+
+  it('makes secrets of 256 bits by default', () => {
+    const s = newSecret('frt_');
+    expect(s).toMatch(/^frt_[A-Za-z0-9_-]{43}$/);
+  });
+});
