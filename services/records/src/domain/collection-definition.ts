@@ -55,7 +55,11 @@ export function parseFieldDefinition(field: string, v: unknown): FieldDefinition
   }
   if (isSystemField(field)) throw new InvalidRequestError(`Field name "${field}" is reserved.`, { field });
   if (!isPlainObject(v)) throw new InvalidRequestError(`Field "${field}" must be an object like {"type":"text"}.`, { field });
-  refuseUnknownKeys(v, ['type', ...FIELD_OPTIONS]);
+  for (const key of Object.keys(v)) {
+    if (key !== 'type' && !(FIELD_OPTIONS as readonly string[]).includes(key)) {
+      throw new InvalidRequestError(`Field "${field}" has an unknown option "${key}"; use type, required, unique, indexed.`, { field, key });
+    }
+  }
   const type = v.type as FieldType;
   if (!FIELD_TYPES.includes(type)) {
     throw new InvalidRequestError(`Field "${field}" has no valid type; use one of ${FIELD_TYPES.join(', ')}.`, { field, key: 'type' });
