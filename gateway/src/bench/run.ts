@@ -1,11 +1,15 @@
 import { benchGatewayPath } from './gateway-path';
+import { benchRecords } from './records';
 
 /**
  * `npm run bench`: every benchmark scenario in one run, printed as tables with ratios. Figures
  * from one run are comparable with each other; absolute numbers depend on the machine.
  * BENCH_SECONDS sets the duration of each load (default 5).
  */
-const SCENARIOS: Array<[string, () => Promise<string>]> = [['gateway-path', benchGatewayPath]];
+const SCENARIOS: Array<[string, () => Promise<string>]> = [
+  ['gateway-path', benchGatewayPath],
+  ['records', benchRecords],
+];
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
