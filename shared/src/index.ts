@@ -11,3 +11,5 @@ export * from './context';
 export * from './service-app';
 export * from './serve';
 export * from './sqlite';
+export * from './internal-client';
+export * from './mail-queue';

@@ -1,10 +1,19 @@
 import { Router, type Express } from 'express';
 import type { Logger } from 'pino';
-import { createServiceApp } from '@plinth/shared';
+import { createServiceApp, type MailQueue, type Metrics } from '@plinth/shared';
+import { deadLetterRoutes } from './routes/dead-letter-routes';
+import { mailboxRoutes } from './routes/mailbox-routes';
+import type { MailboxStore } from './store/mailbox-store';
 
 export interface MailerAppDeps {
   logger: Logger;
   internalSecret: string;
+  /** The queue whose dead letters the API shows. */
+  queue: MailQueue;
+  /** The dev mailbox; null when mail goes out over SMTP (the mailbox route is then a 404). */
+  mailbox: MailboxStore | null;
+  /** The app's registry; the mail metrics must be registered in it. */
+  metrics: Metrics;
   logRequests?: boolean;
   ready?: () => Promise<void>;
 }
@@ -12,12 +21,15 @@ export interface MailerAppDeps {
 /** Builds the mailer service's express app from injected ports. */
 export function createMailerApp(deps: MailerAppDeps): Express {
   const routes = Router();
+  routes.use(deadLetterRoutes(deps.queue));
+  if (deps.mailbox) routes.use(mailboxRoutes(deps.mailbox));
   return createServiceApp({
     name: 'mailer',
     internalSecret: deps.internalSecret,
     logger: deps.logger,
     routes,
     ready: deps.ready,
+    metrics: deps.metrics,
     logRequests: deps.logRequests,
   });
 }

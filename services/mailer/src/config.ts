@@ -1,17 +1,36 @@
 import Joi from 'joi';
-import { commonConfig } from '@plinth/shared';
+import { commonConfig, mailQueueConfigKeys, type MailQueueConfig } from '@plinth/shared';
 
-/** Environment of the mailer service, validated at start-up (README: Configuration). */
-export interface MailerConfig {
+/** Environment of the mailer service, validated at start-up (docs/mailer.md: Configuration). */
+export interface MailerConfig extends MailQueueConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
   LOG_LEVEL: string;
+  /** Set: deliver over SMTP (nodemailer). Unset: store in the dev mailbox. */
+  SMTP_URL?: string;
+  /** Sender of projects that set no `mail_from`. */
+  PLINTH_MAIL_FROM: string;
+  /** Link base of projects that set no `redirect_url`. */
+  PLINTH_PUBLIC_URL: string;
+  /** Per-project template overrides: `<dir>/<project>/<kind>.{subject,txt,html}`, `<dir>/_default/…`. */
+  PLINTH_MAIL_TEMPLATES_DIR?: string;
+  /** Jobs this process delivers at once. */
+  PLINTH_MAIL_CONCURRENCY: number;
+  /** Cluster: the auth service, asked for each project's `mail_from` and `redirect_url`. */
+  AUTH_URL?: string;
 }
 
 export const mailerConfigSchema = Joi.object<MailerConfig>({
+  ...mailQueueConfigKeys,
   PORT: commonConfig.port(8083),
   PLINTH_INTERNAL_SECRET: commonConfig.internalSecret.required(),
   PLINTH_DATA_DIR: commonConfig.dataDir,
   LOG_LEVEL: commonConfig.logLevel,
+  SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
+  PLINTH_MAIL_FROM: Joi.string().max(320).default('Plinth <no-reply@localhost>'),
+  PLINTH_PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:8080'),
+  PLINTH_MAIL_TEMPLATES_DIR: Joi.string(),
+  PLINTH_MAIL_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
+  AUTH_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
 });

@@ -1,0 +1,41 @@
+# One image for every Plinth process; the command picks the service:
+#   node gateway/dist/main.js | services/records/dist/main.js | services/auth/dist/main.js |
+#   services/mailer/dist/main.js | gateway/dist/standalone.js (all-in-one)
+# Build: docker build -t plinth .
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 and bcrypt compile native addons when no prebuilt binary matches.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json tsconfig.base.json tsconfig.build.json ./
+COPY shared/package.json shared/
+COPY gateway/package.json gateway/
+COPY services/records/package.json services/records/
+COPY services/auth/package.json services/auth/
+COPY services/mailer/package.json services/mailer/
+RUN npm install --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 bcrypt msgpackr-extract
+COPY shared shared
+COPY gateway gateway
+COPY services services
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production PLINTH_DATA_DIR=/data
+WORKDIR /app
+COPY --from=build --chown=node:node /app/package.json ./
+COPY --from=build --chown=node:node /app/node_modules node_modules
+COPY --from=build --chown=node:node /app/shared/package.json shared/
+COPY --from=build --chown=node:node /app/shared/dist shared/dist
+COPY --from=build --chown=node:node /app/gateway/package.json gateway/
+COPY --from=build --chown=node:node /app/gateway/bin gateway/bin
+COPY --from=build --chown=node:node /app/gateway/dist gateway/dist
+COPY --from=build --chown=node:node /app/services/records/package.json services/records/
+COPY --from=build --chown=node:node /app/services/records/dist services/records/dist
+COPY --from=build --chown=node:node /app/services/auth/package.json services/auth/
+COPY --from=build --chown=node:node /app/services/auth/dist services/auth/dist
+COPY --from=build --chown=node:node /app/services/mailer/package.json services/mailer/
+COPY --from=build --chown=node:node /app/services/mailer/dist services/mailer/dist
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 8080
+CMD ["node", "gateway/dist/standalone.js"]

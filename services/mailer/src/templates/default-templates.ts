@@ -1,0 +1,70 @@
+import type { MailKind } from '@plinth/shared';
+
+/** The three parts of a mail's template; see render.ts for the `{{variable}}` syntax. */
+export interface MailTemplate {
+  subject: string;
+  txt: string;
+  html: string;
+}
+
+export const TEMPLATE_PARTS = ['subject', 'txt', 'html'] as const;
+export type TemplatePart = (typeof TEMPLATE_PARTS)[number];
+
+const htmlPage = (body: string) =>
+  `<!doctype html>
+<html><body style="font-family: sans-serif; line-height: 1.5">
+${body}
+<p style="color: #666; font-size: 0.9em">If you did not ask for this, you can ignore this message.</p>
+</body></html>
+`;
+
+/** Built-in templates, used for every part a project does not override. */
+export const DEFAULT_TEMPLATES: Readonly<Record<MailKind, MailTemplate>> = {
+  verify: {
+    subject: 'Confirm your e-mail address for {{project}}',
+    txt: `Hello,
+
+Confirm your e-mail address ({{to}}) for {{project}} by opening this link:
+
+{{link}}
+
+The link expires in 24 hours. If you did not sign up, you can ignore this message.
+`,
+    html: htmlPage(`<p>Hello,</p>
+<p>Confirm your e-mail address ({{to}}) for {{project}}:</p>
+<p><a href="{{link}}">Confirm my e-mail address</a></p>
+<p>Or paste this link into your browser: {{link}}</p>
+<p>The link expires in 24 hours.</p>`),
+  },
+  reset: {
+    subject: 'Reset your {{project}} password',
+    txt: `Hello,
+
+Someone asked to reset the password of {{to}} on {{project}}. To choose a new password, open this link:
+
+{{link}}
+
+The link expires in 1 hour and works once. If you did not ask for it, you can ignore this message.
+`,
+    html: htmlPage(`<p>Hello,</p>
+<p>Someone asked to reset the password of {{to}} on {{project}}.</p>
+<p><a href="{{link}}">Choose a new password</a></p>
+<p>Or paste this link into your browser: {{link}}</p>
+<p>The link expires in 1 hour and works once.</p>`),
+  },
+  otp: {
+    subject: 'Your {{project}} sign-in code: {{code}}',
+    txt: `Hello,
+
+Your sign-in code for {{project}} is:
+
+{{code}}
+
+It expires in 10 minutes. If you did not ask for it, you can ignore this message.
+`,
+    html: htmlPage(`<p>Hello,</p>
+<p>Your sign-in code for {{project}} is:</p>
+<p style="font-size: 1.6em; letter-spacing: 0.2em"><strong>{{code}}</strong></p>
+<p>It expires in 10 minutes.</p>`),
+  },
+};

@@ -1,0 +1,5 @@
+export * from './mail-job';
+export * from './mail-queue';
+export * from './embedded-mail-queue';
+export * from './bullmq-mail-queue';
+export * from './from-config';
