@@ -189,6 +189,7 @@ describe('where', () => {
     ['<=', ['price', '<=', 1.5], (r) => r.n <= 3],
     ['>', ['at', '>', '2026-01-20T00:00:00Z'], (r) => r.n > 19],
     ['>= on text', ['name', '>=', 'item-20'], (r) => r.n >= 20],
+    ['== timestamp written in another zone', ['at', '==', '2026-01-05T02:00:00+02:00'], (r) => r.n === 4],
     ['in', ['n', 'in', [1, 5, 22, 99]], (r) => [1, 5, 22].includes(r.n)],
     ['not-in', ['group', 'not-in', ['g0', 'g1']], (r) => r.n % 3 === 2],
     ['== boolean', ['active', '==', true], (r) => r.n % 2 === 0],
