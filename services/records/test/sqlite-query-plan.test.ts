@@ -69,12 +69,24 @@ it('orderBy created_at (the default) walks its index without sorting', () => {
   expect(p).not.toMatch(/TEMP B-TREE/);
 });
 
-it.each(['asc', 'desc'] as const)('a cursor on an indexed order field (%s) seeks into the index', (direction) => {
-  const p = plan(true, 'priority', 'asc', { value: 3, id: 'rec_x' });
+const CURSORS: Array<[string, SortDirection, KeysetPosition]> = [
+  ['asc after a value', 'asc', { value: 3, id: 'rec_x' }],
+  ['desc after a value', 'desc', { value: 3, id: 'rec_x' }],
+  ['asc after a missing value', 'asc', { value: null, id: 'rec_x' }],
+  ['desc after a missing value', 'desc', { value: null, id: 'rec_x' }],
+];
+
+it.each(CURSORS)('a cursor on an indexed order field (%s) seeks into the index, never sorting', (_label, direction, after) => {
+  const p = plan(true, 'priority', direction, after);
   expect(p).toMatch(/SEARCH rec_plan-test_tasks USING INDEX ix:/);
+  expect(p).not.toMatch(/SCAN rec_plan-test_tasks/);
   expect(p).not.toMatch(/TEMP B-TREE/);
-  const byDate = plan(true, 'created_at', direction, { value: T0, id: 'rec_x' });
-  expect(byDate).toMatch(/SEARCH rec_plan-test_tasks USING INDEX sys:rec_plan-test_tasks:created_at/);
+});
+
+it.each(['asc', 'desc'] as const)('a cursor on created_at (%s) seeks into its index', (direction) => {
+  const p = plan(true, 'created_at', direction, { value: T0, id: 'rec_x' });
+  expect(p).toMatch(/SEARCH rec_plan-test_tasks USING INDEX sys:rec_plan-test_tasks:created_at/);
+  expect(p).not.toMatch(/TEMP B-TREE/);
 });
 
 it('a field that is not indexed is scanned (the check above can fail)', () => {

@@ -15,8 +15,15 @@ import {
   type SqliteDatabase,
 } from '@plinth/shared';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
-import { isSystemField, joinRecord, keysetPredicate, splitRecord, type Scalar } from '../record-shape';
+import { fieldTypeOf, isSystemField, joinRecord, splitRecord, type Scalar } from '../record-shape';
 import { bindValue, compilePredicate, fieldExpr, type SqlValue } from './sqlite-predicate';
+
+/** One seekable run of a keyset query: its condition and the order within it. */
+interface KeysetRun {
+  sql: string;
+  params: SqlValue[];
+  order: string;
+}
 
 interface RecordRow {
   id: string;
@@ -258,45 +265,60 @@ export class SqliteRecordStore implements RecordStore {
     return result.changes === 1;
   }
 
-  /** The SELECT a query runs, exposed for EXPLAIN QUERY PLAN. */
-  querySql(project: ProjectId, collection: Collection, query: RecordQuery): { sql: string; params: SqlValue[] } {
+  /**
+   * The keyset position as conditions SQLite can seek with, one per run of the order: values
+   * after the cursor, and the missing values (first ascending, last descending) as their own
+   * run ordered by id. queryRecords runs them in order until the page is full.
+   */
+  private keysetRuns(collection: Collection, query: RecordQuery): KeysetRun[] {
+    const { after, orderBy, direction } = query;
+    const dir = direction === 'asc' ? 'ASC' : 'DESC';
+    const x = fieldExpr(orderBy);
+    const byField = orderBy === 'id' ? `id ${dir}` : `${x} ${dir}, id ${dir}`;
+    if (!after) return [{ sql: '1', params: [], order: byField }];
+    const cmp = direction === 'asc' ? '>' : '<';
+    if (orderBy === 'id') return [{ sql: `id ${cmp} ?`, params: [after.id], order: byField }];
+    // Within the missing values the order is by id alone, which the (field, id) index serves.
+    const nulls: KeysetRun = { sql: `${x} IS NULL`, params: [], order: `id ${dir}` };
+    if (after.value === null) {
+      const sameNull: KeysetRun = { sql: `${x} IS NULL AND id ${cmp} ?`, params: [after.id], order: `id ${dir}` };
+      // "Has a value" as a range from the type's lowest value, so SQLite seeks past the nulls.
+      const type = fieldTypeOf(collection, orderBy);
+      const lowest = type === 'text' || type === 'timestamp' ? `''` : '-9e999';
+      return direction === 'asc' ? [sameNull, { sql: `${x} >= ${lowest}`, params: [], order: byField }] : [sameNull];
+    }
+    const v = bindValue(after.value as Scalar);
+    // A plain range term plus a row value: SQLite seeks the (field, id) index to the cursor.
+    const beyond: KeysetRun = { sql: `${x} ${cmp}= ? AND (${x}, id) ${cmp} (?, ?)`, params: [v, v, after.id], order: byField };
+    return direction === 'desc' && !isSystemField(orderBy) ? [beyond, nulls] : [beyond];
+  }
+
+  /** The SELECTs a query runs, in order (see keysetRuns); exposed for EXPLAIN QUERY PLAN. */
+  querySql(project: ProjectId, collection: Collection, query: RecordQuery): Array<{ sql: string; params: SqlValue[] }> {
     const table = recordTable(project, collection.name);
     const where = compilePredicate(query.predicate, collection);
-    const params = [...where.params];
-    let keyset = '1';
-    const { after, orderBy, direction } = query;
-    const x = fieldExpr(orderBy);
-    const cmp = direction === 'asc' ? '>' : '<';
-    if (after && orderBy !== 'id' && after.value !== null && (direction === 'asc' || isSystemField(orderBy))) {
-      // The plain range term lets SQLite seek the (field, id) index instead of filtering from the start.
-      const v = bindValue(after.value as Scalar);
-      keyset = `${x} ${cmp}= ? AND (${x} ${cmp} ? OR id ${cmp} ?)`;
-      params.push(v, v, after.id);
-    } else if (after) {
-      const k = compilePredicate(keysetPredicate(orderBy, direction, after), collection);
-      keyset = k.sql;
-      params.push(...k.params);
-    }
-    const dir = direction === 'asc' ? 'ASC' : 'DESC';
-    const order = orderBy === 'id' ? `id ${dir}` : `${x} ${dir}, id ${dir}`;
-    params.push(query.limit);
-    return {
-      sql: `SELECT id, version, created_at, updated_at, data FROM "${table}" WHERE ${where.sql} AND ${keyset} ORDER BY ${order} LIMIT ?`,
-      params,
-    };
+    return this.keysetRuns(collection, query).map((run) => ({
+      sql: `SELECT id, version, created_at, updated_at, data FROM "${table}" WHERE ${where.sql} AND ${run.sql} ORDER BY ${run.order} LIMIT ?`,
+      params: [...where.params, ...run.params],
+    }));
   }
 
   async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
-    const { sql, params } = this.querySql(project, collection, query);
-    const rows = this.onTable(collection, () => this.db.prepare(sql).all(...params)) as RecordRow[];
+    const rows: RecordRow[] = [];
+    for (const { sql, params } of this.querySql(project, collection, query)) {
+      if (rows.length >= query.limit) break;
+      const more = this.onTable(collection, () => this.db.prepare(sql).all(...params, query.limit - rows.length)) as RecordRow[];
+      rows.push(...more);
+    }
     return rows.map(toRecord);
   }
 
-  /** EXPLAIN QUERY PLAN of a query, one `detail` line per step. */
+  /** EXPLAIN QUERY PLAN of every SELECT of a query, one `detail` line per step. */
   explain(project: ProjectId, collection: Collection, query: RecordQuery): string[] {
-    const { sql, params } = this.querySql(project, collection, query);
-    const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>;
-    return rows.map((r) => r.detail);
+    return this.querySql(project, collection, query).flatMap(({ sql, params }) => {
+      const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params, query.limit) as Array<{ detail: string }>;
+      return rows.map((r) => r.detail);
+    });
   }
 
   async ping(): Promise<void> {
