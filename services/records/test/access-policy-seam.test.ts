@@ -132,3 +132,13 @@ it('a public key lists collections but cannot create them', async () => {
   expect((await anonymous.get('')).body.collections.map((c: { name: string }) => c.name)).toEqual(['notes']);
   expect((await u1.post('', { name: 'mine', fields: {} })).status).toBe(403);
 });
+
+it('an Idempotency-Key replays only for the same caller', async () => {
+  const body = { data: { owner: 'u1', body: 'idem' } };
+  const first = await u1.post('/notes/records', body).set('Idempotency-Key', 'shared-key');
+  expect(first.status).toBe(201);
+  const again = await u1.post('/notes/records', body).set('Idempotency-Key', 'shared-key');
+  expect(again.body).toEqual(first.body);
+  const otherCaller = await admin.post('/notes/records', body).set('Idempotency-Key', 'shared-key');
+  expect(otherCaller.status).toBe(409);
+});

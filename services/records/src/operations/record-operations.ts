@@ -120,7 +120,8 @@ export class RecordOperations {
       }
       claim = {
         key: idempotencyKey,
-        fingerprint: fingerprint({ collection: name, data }),
+        // The signed-in user is part of the request: another user's key never replays this record.
+        fingerprint: fingerprint({ collection: name, data, uid: caller.auth?.uid ?? null }),
         now: stamp,
         expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
       };
