@@ -50,7 +50,11 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
   expires_at TEXT NOT NULL,
   PRIMARY KEY (project, collection, key)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_at);
 `;
+
+/** Expired idempotency keys are deleted at most this often (MongoDB's TTL index does it there). */
+const PURGE_EVERY_MS = 60_000;
 
 /** Project ids have no `_`, so `rec_<project>_<collection>` is unambiguous. Names are validated. */
 export function recordTable(project: ProjectId, collection: string): string {
@@ -95,6 +99,8 @@ function wantedIndexes(table: string, collection: Collection): Map<string, strin
 }
 
 export class SqliteRecordStore implements RecordStore {
+  private lastPurge = 0;
+
   constructor(private readonly db: SqliteDatabase) {
     db.exec(SCHEMA);
   }
@@ -202,6 +208,7 @@ export class SqliteRecordStore implements RecordStore {
   ): Promise<InsertResult> {
     const table = recordTable(project, collection.name);
     const r = splitRecord(record);
+    if (idempotency) this.purgeExpiredKeys(idempotency.now);
     return this.onTable(collection, () =>
       this.db.transaction((): InsertResult => {
         if (idempotency) {
@@ -230,6 +237,18 @@ export class SqliteRecordStore implements RecordStore {
         return { record, replayed: false };
       })(),
     );
+  }
+
+  private purgeExpiredKeys(now: string): void {
+    const nowMs = Date.parse(now);
+    if (nowMs - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = nowMs;
+    this.db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?').run(now);
+  }
+
+  /** Number of idempotency keys held (expired ones included until purged). */
+  countIdempotencyKeys(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM idempotency_keys').get() as { n: number }).n;
   }
 
   async getRecord(project: ProjectId, collection: Collection, id: string): Promise<RecordDoc | null> {
