@@ -92,10 +92,16 @@ describe('k8s/ manifests', () => {
     expect(byKind('PodDisruptionBudget').map((p) => p.metadata.name).sort()).toEqual(['auth', 'gateway', 'mailer', 'records']);
   });
 
-  it('lets only the gateway reach the services, and routes the Ingress to the gateway', () => {
-    const policy = byKind('NetworkPolicy').find((p) => p.metadata.name === 'services-from-gateway-only')!;
-    expect(policy.spec.podSelector.matchExpressions[0].values.sort()).toEqual(['auth', 'mailer', 'records']);
+  it('lets only the gateway reach records and mailer, auth also its two internal callers; the Ingress reaches the gateway', () => {
+    const policies = byKind('NetworkPolicy');
+    const policy = policies.find((p) => p.metadata.name === 'services-from-gateway-only')!;
+    expect(policy.spec.podSelector.matchExpressions[0].values.sort()).toEqual(['mailer', 'records']);
     expect(policy.spec.ingress).toEqual([{ from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } } }], ports: [{ port: 'http' }] }]);
+    const auth = policies.find((p) => p.metadata.name === 'auth-from-gateway-records-mailer')!;
+    expect(auth.spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'auth' });
+    expect(auth.spec.ingress[0].from[0].podSelector.matchExpressions[0].values.sort()).toEqual(['gateway', 'mailer', 'records']);
+    const covered = policies.flatMap((p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] ?? p.spec.podSelector.matchExpressions[0].values);
+    expect(covered.sort()).toEqual(['auth', 'gateway', 'mailer', 'records']);
     const ingress = byKind('Ingress')[0]!;
     expect(ingress.spec.rules[0].http.paths[0].backend.service.name).toBe('gateway');
   });

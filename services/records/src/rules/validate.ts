@@ -1,0 +1,240 @@
+import type { FieldDefinition, FieldType, JsonValue } from '@plinth/shared';
+import { RuleSyntaxError, type Ref, type RuleExpr, type RuleKind } from './ast';
+
+/** The system fields every record has, with the type rules see them as. */
+export const SYSTEM_FIELDS: Readonly<Record<string, FieldType>> = {
+  id: 'text',
+  version: 'integer',
+  created_at: 'timestamp',
+  updated_at: 'timestamp',
+};
+
+/**
+ * Checks a parsed rule against its operation and the collection's fields:
+ * - `record.*` is refused in create rules, `data.*` in read and delete rules;
+ * - fields must be declared (or one of id, version, created_at, updated_at);
+ * - conditions (operands of `&& || !`, and the rule itself) must be boolean: a comparison,
+ *   `true`/`false`, `auth.email_verified`, a claim, or a boolean/json field;
+ * - comparison operands must be values (literals, lists, names); a declared field is compared
+ *   only with literals of its type (or null); bare `auth` only with `== null`
+ *   or `!= null`; ordering against a literal needs a number or a string; the right side of `in`
+ *   must be able to be a list;
+ * - read rules only: at most one side of a comparison may depend on the record (so the rule can
+ *   become a store predicate), a list may not hold record fields, and a record field is not
+ *   compared with `==`/`!=` to a list literal, nor searched for a list or null with `in`
+ *   (stores compare fields with single values).
+ * @throws RuleSyntaxError at the offending position.
+ */
+export function validateRuleExpr(expr: RuleExpr, kind: RuleKind, fields: { [name: string]: FieldDefinition }): void {
+  new Validator(kind, fields).condition(expr);
+}
+
+class Validator {
+  constructor(
+    private readonly kind: RuleKind,
+    private readonly fields: { [name: string]: FieldDefinition },
+  ) {}
+
+  condition(e: RuleExpr): void {
+    switch (e.type) {
+      case 'literal':
+        if (typeof e.value !== 'boolean') fail(`expected a condition, found ${JSON.stringify(e.value)}`, e);
+        return;
+      case 'list':
+        return fail('expected a condition, found a list', e);
+      case 'ref': {
+        if (e.ref.kind === 'auth') fail('auth is not a condition; use auth != null', e);
+        const type = this.ref(e.ref, e.pos);
+        if (type !== 'boolean' && type !== 'json' && type !== 'unknown') {
+          fail(`${describe(e.ref)} is not a condition; compare it, e.g. ${describe(e.ref)} == …`, e);
+        }
+        return;
+      }
+      case 'compare':
+        return this.comparison(e);
+      case 'and':
+      case 'or':
+        this.condition(e.left);
+        return this.condition(e.right);
+      case 'not':
+        return this.condition(e.arg);
+    }
+  }
+
+  private comparison(e: Extract<RuleExpr, { type: 'compare' }>): void {
+    const leftType = this.value(e.left);
+    const rightType = this.value(e.right);
+    this.literalsFit(e, leftType, rightType);
+    for (const [side, other] of [
+      [e.left, e.right],
+      [e.right, e.left],
+    ] as const) {
+      if (side.type === 'ref' && side.ref.kind === 'auth') {
+        if ((e.op !== '==' && e.op !== '!=') || other.type !== 'literal' || other.value !== null) {
+          fail('auth can only be compared with null (auth == null, auth != null)', side);
+        }
+      }
+    }
+    if (e.op === 'in') {
+      const ok =
+        e.right.type === 'list' ||
+        (e.right.type !== 'literal' && (rightType === 'list' || rightType === 'json' || rightType === 'unknown'));
+      if (!ok) fail('the right side of in must be a list', e.right);
+    } else if (e.op !== '==' && e.op !== '!=') {
+      for (const side of [e.left, e.right]) {
+        if (side.type === 'literal' && typeof side.value !== 'number' && typeof side.value !== 'string') {
+          fail(`${e.op} compares numbers, strings or timestamps, not ${JSON.stringify(side.value)}`, side);
+        }
+        if (side.type === 'list') fail(`${e.op} cannot compare lists`, side);
+      }
+    }
+    if (this.kind === 'read') storableComparison(e);
+  }
+
+  /**
+   * A declared field only ever holds values of its type (or null), so comparing it with a literal
+   * of another type is always false: refused as a mistake. `in` checks each element of a list.
+   */
+  private literalsFit(e: Extract<RuleExpr, { type: 'compare' }>, leftType: FieldType | 'unknown', rightType: FieldType | 'unknown'): void {
+    const pairs: Array<[field: RuleExpr, type: FieldType | 'unknown', other: RuleExpr]> =
+      e.op === 'in' ? [[e.left, leftType, e.right]] : [[e.left, leftType, e.right], [e.right, rightType, e.left]];
+    for (const [field, type, other] of pairs) {
+      if (field.type !== 'ref' || (field.ref.kind !== 'record' && field.ref.kind !== 'data') || type === 'unknown') continue;
+      const literals = e.op === 'in' ? (other.type === 'list' ? other.items : []) : [other];
+      for (const lit of literals) {
+        if (lit.type === 'literal' && !literalFits(type, lit.value)) {
+          fail(`${describe(field.ref)} holds ${type} values; comparing it with ${JSON.stringify(lit.value)} is always false`, lit);
+        }
+      }
+    }
+  }
+
+  /** Checks a comparison operand; returns its field type, 'list' for list literals, or 'unknown'. */
+  private value(e: RuleExpr): FieldType | 'unknown' {
+    switch (e.type) {
+      case 'literal':
+        return 'unknown';
+      case 'list':
+        for (const item of e.items) {
+          this.value(item);
+          if (this.kind === 'read' && dependsOnRecord(item)) {
+            fail('a read rule cannot put record fields inside a list', item);
+          }
+        }
+        return 'list';
+      case 'ref':
+        return this.ref(e.ref, e.pos);
+      default:
+        return fail('a comparison operand must be a value (a literal, a list or a name), not a condition', e);
+    }
+  }
+
+  private ref(ref: Ref, pos: number): FieldType | 'unknown' {
+    switch (ref.kind) {
+      case 'auth':
+        return 'json';
+      case 'auth-member':
+        return ref.name === 'email_verified' ? 'boolean' : 'text';
+      case 'claim':
+        return 'unknown';
+      case 'request-time':
+        return 'timestamp';
+      case 'record':
+        if (this.kind === 'create') failAt('record is not available in a create rule; use data.<field>', pos);
+        return this.field(ref.field, pos);
+      case 'data':
+        if (this.kind === 'read' || this.kind === 'delete') {
+          failAt(`data is only available in create and update rules, not in a ${this.kind} rule; use record.<field>`, pos);
+        }
+        return this.field(ref.field, pos);
+    }
+  }
+
+  private field(name: string, pos: number): FieldType {
+    const system = Object.prototype.hasOwnProperty.call(SYSTEM_FIELDS, name) ? SYSTEM_FIELDS[name] : undefined;
+    if (system) return system;
+    const def = Object.prototype.hasOwnProperty.call(this.fields, name) ? this.fields[name] : undefined;
+    if (!def) return failAt(`unknown field ${name}`, pos);
+    return def.type;
+  }
+}
+
+/** Read rules become store predicates: field OP single value, or a scalar searched in a list field. */
+function storableComparison(e: Extract<RuleExpr, { type: 'compare' }>): void {
+  if (dependsOnRecord(e.left) && dependsOnRecord(e.right)) {
+    fail('a read rule cannot compare a record field with another record field: it cannot become a query', e);
+  }
+  if (e.op === 'in' && dependsOnRecord(e.right) && (e.left.type === 'list' || isNullLiteral(e.left))) {
+    fail('a read rule can look for a string, number or boolean in a record list, not for a list or null', e.left);
+  }
+  if (e.op === '==' || e.op === '!=') {
+    const [side, other] = dependsOnRecord(e.left) ? [e.left, e.right] : [e.right, e.left];
+    if (dependsOnRecord(side) && other.type === 'list') {
+      fail(`a read rule can compare a record field with ${e.op} only to a single value, not a list: it cannot become a query`, other);
+    }
+  }
+}
+
+function dependsOnRecord(e: RuleExpr): boolean {
+  switch (e.type) {
+    case 'ref':
+      return e.ref.kind === 'record';
+    case 'list':
+      return e.items.some(dependsOnRecord);
+    case 'literal':
+      return false;
+    case 'compare':
+    case 'and':
+    case 'or':
+      return dependsOnRecord(e.left) || dependsOnRecord(e.right);
+    case 'not':
+      return dependsOnRecord(e.arg);
+  }
+}
+
+function literalFits(type: FieldType, value: JsonValue): boolean {
+  if (value === null) return true;
+  switch (type) {
+    case 'text':
+    case 'timestamp':
+      return typeof value === 'string';
+    case 'number':
+    case 'integer':
+      return typeof value === 'number';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'list':
+      return Array.isArray(value);
+    case 'json':
+      return true;
+  }
+}
+
+function isNullLiteral(e: RuleExpr): boolean {
+  return e.type === 'literal' && e.value === null;
+}
+
+function describe(ref: Ref): string {
+  switch (ref.kind) {
+    case 'auth':
+      return 'auth';
+    case 'auth-member':
+      return `auth.${ref.name}`;
+    case 'claim':
+      return `auth.claims.${ref.name}`;
+    case 'request-time':
+      return 'request.time';
+    case 'record':
+      return `record.${ref.field}`;
+    case 'data':
+      return `data.${ref.field}`;
+  }
+}
+
+function fail(message: string, e: RuleExpr): never {
+  throw new RuleSyntaxError(message, e.pos);
+}
+
+function failAt(message: string, pos: number): never {
+  throw new RuleSyntaxError(message, pos);
+}
