@@ -5,6 +5,7 @@
  * conflicts and idempotency keys.
  */
 import { asProjectId, ConflictError, type Collection, type Predicate, type RecordDoc } from '@plinth/shared';
+import { matchesPredicate } from '../src/rules';
 import type { KeysetPosition, RecordQuery, RecordStore, SortDirection } from '../src/store/record-store';
 
 const P = asProjectId('proj-a');
@@ -36,11 +37,11 @@ function rec(n: number, created: string, data: { [k: string]: RecordDoc[string] 
 /** r03 and r04 share created_at, so the id tie-break decides their order. */
 const DATA: RecordDoc[] = [
   rec(1, '2026-01-01T00:00:01.000Z', { name: 'ann', email: 'ann@x.io', age: 30, score: 1.5, active: true, born: '1990-01-01T00:00:00.000Z', tags: ['a', 'b'], meta: { k: 1 } }),
-  rec(2, '2026-01-01T00:00:02.000Z', { name: 'bob', email: 'bob@x.io', age: 25, score: 2.5, active: false, born: '1985-06-01T00:00:00.000Z', tags: ['b'] }),
-  rec(3, '2026-01-01T00:00:03.000Z', { name: 'cid', age: 30, active: true, tags: [] }),
-  rec(4, '2026-01-01T00:00:03.000Z', { name: 'dan', email: 'dan@x.io', score: 0.5, born: '2000-01-01T00:00:00.000Z', tags: ['c', 1, true] }),
-  rec(5, '2026-01-01T00:00:05.000Z', { name: 'eve', email: 'eve@x.io', age: 41, score: 2.5, active: false, born: '1990-01-01T00:00:00.000Z', tags: ['a'] }, 3),
-  rec(6, '2026-01-01T00:00:06.000Z', { name: 'Ann', age: 25, score: -1, active: true, born: '1970-01-01T00:00:00.000Z' }),
+  rec(2, '2026-01-01T00:00:02.000Z', { name: 'bob', email: 'bob@x.io', age: 25, score: 2.5, active: false, born: '1985-06-01T00:00:00.000Z', tags: ['b'], meta: true }),
+  rec(3, '2026-01-01T00:00:03.000Z', { name: 'cid', age: 30, active: true, tags: [], meta: 5 }),
+  rec(4, '2026-01-01T00:00:03.000Z', { name: 'dan', email: 'dan@x.io', score: 0.5, born: '2000-01-01T00:00:00.000Z', tags: ['c', 1, true], meta: 'x' }),
+  rec(5, '2026-01-01T00:00:05.000Z', { name: 'eve', email: 'eve@x.io', age: 41, score: 2.5, active: false, born: '1990-01-01T00:00:00.000Z', tags: ['a'], meta: [1, 'a'] }, 3),
+  rec(6, '2026-01-01T00:00:06.000Z', { name: 'Ann', age: 25, score: -1, active: true, born: '1970-01-01T00:00:00.000Z', meta: 1 }),
 ];
 
 const ids = (records: RecordDoc[]): string[] => records.map((r) => r.id.replace('rec_0', 'r'));
@@ -85,6 +86,54 @@ const OPERATOR_CASES: Array<[string, Predicate, string[]]> = [
   ['false', false, []],
   ['empty and', { and: [] }, ['r1', 'r2', 'r3', 'r4', 'r5', 'r6']],
   ['empty or', { or: [] }, []],
+];
+
+/**
+ * Predicates whose answer comes from Predicate semantics rather than from the where parser's
+ * checks — values of another type (as rules may produce from claims), json fields holding any
+ * JSON, null inside `in` — checked against the reference evaluator `matchesPredicate`.
+ */
+const weird = (v: unknown): string => v as string;
+const REFERENCE_CASES: Predicate[] = [
+  ['meta', '==', true],
+  ['meta', '==', 1],
+  ['meta', '==', 5],
+  ['meta', '==', 'x'],
+  ['meta', '!=', 1],
+  ['meta', '==', null],
+  ['meta', '>', 2],
+  ['meta', '<', 'y'],
+  ['meta', 'in', [1, 'x', true]],
+  ['meta', 'not-in', [5]],
+  ['meta', 'array-contains', 1],
+  ['meta', 'array-contains-any', ['a', 'zz']],
+  ['age', '==', '30'],
+  ['age', '!=', '30'],
+  ['active', '==', 1],
+  ['score', '==', true],
+  ['active', '>', false],
+  ['active', '<=', true],
+  ['name', '>', 5],
+  ['age', 'in', ['30', 30]],
+  ['age', 'not-in', ['30']],
+  ['age', 'in', [null, 25]],
+  ['age', 'not-in', [null, 25]],
+  ['email', 'in', [null]],
+  ['tags', '==', 'a'],
+  ['tags', '!=', 'a'],
+  ['tags', 'in', ['a']],
+  ['tags', 'not-in', ['a']],
+  ['tags', '==', null],
+  ['name', 'array-contains', 'ann'],
+  ['age', '==', weird({ $ne: null })],
+  ['age', '!=', weird(['x'])],
+  ['age', 'in', [weird({ a: 1 }), 30]],
+  ['version', '==', '1'],
+  ['id', '>', 3],
+  ['created_at', '==', 5],
+  { not: ['active', '>', false] },
+  { or: [['meta', '==', true], ['age', 'in', [null]]] },
+  { and: [['tags', 'array-contains', 'b'], { not: ['meta', '==', null] }] },
 ];
 
 const SORT_CASES: Array<[string, SortDirection, string[]]> = [
@@ -266,6 +315,11 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
         expect(ids(await store.queryRecords(P, PEOPLE, query(predicate)))).toEqual(expected);
       });
 
+      it.each(REFERENCE_CASES.map((p) => [JSON.stringify(p), p] as const))('%s gives the reference answer', async (_label, predicate) => {
+        const expected = DATA.filter((r) => matchesPredicate(r, predicate)).map((r) => r.id);
+        expect((await store.queryRecords(P, PEOPLE, query(predicate))).map((r) => r.id)).toEqual(expected);
+      });
+
       it.each(SORT_CASES)('orders by %s %s, missing values first ascending', async (orderBy, direction, expected) => {
         expect(ids(await store.queryRecords(P, PEOPLE, query(true, orderBy, direction)))).toEqual(expected);
       });
@@ -286,10 +340,13 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
         expect(ids(await store.queryRecords(P, PEOPLE, query(true, 'name', 'asc', 2)))).toEqual(['r6', 'r1']);
       });
 
-      it('refuses an unknown or $-prefixed field and an object value before querying', async () => {
+      it('refuses an unknown or $-prefixed field; an operator object is a plain value that matches nothing', async () => {
         await expect(store.queryRecords(P, PEOPLE, query(['$where', '==', 'x']))).rejects.toMatchObject({ code: 'invalid_request' });
-        const objectValue = ['name', '!=', { $ne: null }] as unknown as Predicate;
-        await expect(store.queryRecords(P, PEOPLE, query(objectValue))).rejects.toMatchObject({ code: 'invalid_request' });
+        const operatorObject = { $ne: null } as unknown as string;
+        expect(await store.queryRecords(P, PEOPLE, query(['name', '==', operatorObject]))).toEqual([]);
+        expect(await store.queryRecords(P, PEOPLE, query(['name', 'in', [operatorObject]]))).toEqual([]);
+        expect(await store.queryRecords(P, PEOPLE, query(['tags', 'array-contains', operatorObject]))).toEqual([]);
+        await expect(store.queryRecords(P, PEOPLE, query(['meta', '==', operatorObject]))).rejects.toMatchObject({ code: 'invalid_request' });
       });
     });
 

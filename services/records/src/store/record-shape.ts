@@ -2,7 +2,7 @@
  * Shared by both RecordStore adapters so they stay thin: the split between system and user
  * fields, field types, the last line of defence on predicates, and keyset conditions.
  */
-import { InvalidRequestError, type Collection, type FieldType, type JsonValue, type Predicate, type RecordDoc } from '@plinth/shared';
+import type { Collection, FieldType, JsonValue, Predicate, RecordDoc } from '@plinth/shared';
 import type { KeysetPosition, SortDirection } from './record-store';
 
 export const SYSTEM_FIELDS = ['id', 'version', 'created_at', 'updated_at'] as const;
@@ -47,31 +47,6 @@ export type Scalar = string | number | boolean;
 
 export function isScalar(v: unknown): v is Scalar {
   return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
-}
-
-/**
- * Throws InvalidRequestError unless every comparison names a known field and carries only
- * scalars (or null for ==, !=, or a list of scalars for the list operators). The service
- * validates values against field types before this; this check guarantees no adapter ever sees
- * an object value or an unknown (e.g. `$`-prefixed) field, whatever produced the predicate.
- */
-export function assertStorablePredicate(p: Predicate, collection: Pick<Collection, 'fields'>): void {
-  if (typeof p === 'boolean') return;
-  if (Array.isArray(p)) {
-    const [field, op, value] = p;
-    if (fieldTypeOf(collection, field) === undefined) {
-      throw new InvalidRequestError(`Unknown field "${field}" in query.`, { field });
-    }
-    const listOp = op === 'in' || op === 'not-in' || op === 'array-contains-any';
-    const ok = listOp
-      ? Array.isArray(value) && value.length > 0 && value.every(isScalar)
-      : isScalar(value) || (value === null && (op === '==' || op === '!='));
-    if (!ok) throw new InvalidRequestError(`Invalid value for "${field}" ${op}.`, { field, op });
-    return;
-  }
-  if ('and' in p) p.and.forEach((q) => assertStorablePredicate(q, collection));
-  else if ('or' in p) p.or.forEach((q) => assertStorablePredicate(q, collection));
-  else assertStorablePredicate(p.not, collection);
 }
 
 /**

@@ -6,7 +6,8 @@
  */
 import type { Collection, Predicate } from '@plinth/shared';
 import type { Filter } from 'mongodb';
-import { assertStorablePredicate, isSystemField } from '../record-shape';
+import { fieldTypeOf, isSystemField } from '../record-shape';
+import { normalizeForStore } from '../store-predicate';
 import type { SortDirection } from '../record-store';
 
 /** The stored shape of a record. */
@@ -25,25 +26,37 @@ export function fieldPath(field: string): string {
 
 const MATCH_NOTHING: Filter<RecordDocument> = { _id: { $in: [] } };
 
-function comparison([field, op, value]: [string, string, unknown]): Filter<RecordDocument> {
+type Cond = Filter<RecordDocument>;
+
+/**
+ * A json field may hold a list, and MongoDB matches `$eq`/`$in`/ranges against a list's
+ * elements; Predicate semantics compare whole values, so lists are excluded explicitly.
+ */
+function wholeValue(collection: Pick<Collection, 'fields'>, field: string, cond: Cond): Cond {
+  if (fieldTypeOf(collection, field) !== 'json') return cond;
+  return { $and: [cond, { [fieldPath(field)]: { $not: { $type: 'array' } } }] };
+}
+
+function comparison(collection: Pick<Collection, 'fields'>, [field, op, value]: [string, string, unknown]): Cond {
   const path = fieldPath(field);
+  const whole = (cond: Cond): Cond => (value === null ? cond : wholeValue(collection, field, cond));
   switch (op) {
     case '==':
-      return { [path]: { $eq: value } };
+      return whole({ [path]: { $eq: value } });
     case '!=':
-      return { [path]: { $ne: value } };
+      return value === null ? { [path]: { $ne: null } } : { $nor: [whole({ [path]: { $eq: value } })] };
     case '<':
-      return { [path]: { $lt: value } };
+      return whole({ [path]: { $lt: value } });
     case '<=':
-      return { [path]: { $lte: value } };
+      return whole({ [path]: { $lte: value } });
     case '>':
-      return { [path]: { $gt: value } };
+      return whole({ [path]: { $gt: value } });
     case '>=':
-      return { [path]: { $gte: value } };
+      return whole({ [path]: { $gte: value } });
     case 'in':
-      return { [path]: { $in: value } };
+      return whole({ [path]: { $in: value } });
     case 'not-in':
-      return { [path]: { $nin: value } };
+      return { $nor: [whole({ [path]: { $in: value } })] };
     case 'array-contains':
       return { [path]: { $elemMatch: { $eq: value } } };
     case 'array-contains-any':
@@ -53,19 +66,26 @@ function comparison([field, op, value]: [string, string, unknown]): Filter<Recor
   }
 }
 
-function compile(p: Predicate): Filter<RecordDocument> {
+function compile(p: Predicate, collection: Pick<Collection, 'fields'>): Cond {
   if (p === true) return {};
   if (p === false) return MATCH_NOTHING;
-  if (Array.isArray(p)) return comparison(p);
-  if ('and' in p) return p.and.length === 0 ? {} : { $and: p.and.map(compile) };
-  if ('or' in p) return p.or.length === 0 ? MATCH_NOTHING : { $or: p.or.map(compile) };
-  return { $nor: [compile(p.not)] };
+  if (Array.isArray(p)) return comparison(collection, p);
+  if ('and' in p) return p.and.length === 0 ? {} : { $and: p.and.map((q) => compile(q, collection)) };
+  if ('or' in p) return p.or.length === 0 ? MATCH_NOTHING : { $or: p.or.map((q) => compile(q, collection)) };
+  return { $nor: [compile(p.not, collection)] };
 }
 
-/** Compiles a checked predicate to a filter. */
+/** Compiles a client or rules predicate (cleaned by normalizeForStore first) to a filter. */
 export function compileFilter(p: Predicate, collection: Pick<Collection, 'fields'>): Filter<RecordDocument> {
-  assertStorablePredicate(p, collection);
-  return compile(p);
+  return compile(normalizeForStore(p, collection), collection);
+}
+
+/**
+ * Compiles the adapter's own keyset predicate as is: it orders booleans (false < true), which
+ * Predicate semantics leave unordered, exactly like the sort it continues.
+ */
+export function compileKeyset(p: Predicate, collection: Pick<Collection, 'fields'>): Filter<RecordDocument> {
+  return compile(p, collection);
 }
 
 /** Sort on (field, _id) in one direction. */

@@ -7,7 +7,7 @@ import { ConflictError, type Collection, type ProjectId, type RecordDoc } from '
 import { MongoClient, MongoServerError, type Db, type IndexDescription, type WriteConcernSettings } from 'mongodb';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
-import { compileFilter, fieldPath, sortSpec, type RecordDocument } from './mongo-filter';
+import { compileFilter, compileKeyset, fieldPath, sortSpec, type RecordDocument } from './mongo-filter';
 
 const MAJORITY: WriteConcernSettings = { w: 'majority' };
 const COLLECTIONS = 'plinth_collections';
@@ -243,9 +243,10 @@ export class MongoRecordStore implements RecordStore {
 
   async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
     const { predicate, orderBy, direction, after, limit } = query;
-    const full = after ? { and: [predicate, keysetPredicate(orderBy, direction, after)] } : predicate;
+    const where = compileFilter(predicate, collection);
+    const filter = after ? { $and: [where, compileKeyset(keysetPredicate(orderBy, direction, after), collection)] } : where;
     const docs = await this.records(project, collection.name)
-      .find(compileFilter(full, collection))
+      .find(filter)
       .sort(sortSpec(orderBy, direction))
       .limit(limit)
       .toArray();
