@@ -1,5 +1,6 @@
 import { benchAuthFlows } from './auth-flows';
 import { benchGatewayPath } from './gateway-path';
+import { benchRecords } from './records';
 
 /**
  * `npm run bench`: every benchmark scenario in one run, printed as tables with ratios. Figures
@@ -8,6 +9,7 @@ import { benchGatewayPath } from './gateway-path';
  */
 const SCENARIOS: Array<[string, () => Promise<string>]> = [
   ['gateway-path', benchGatewayPath],
+  ['records', benchRecords],
   ['auth-flows', benchAuthFlows],
 ];
 

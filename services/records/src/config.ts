@@ -7,6 +7,8 @@ export interface RecordsConfig {
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
   LOG_LEVEL: string;
+  /** When set, records live in MongoDB; otherwise in `${PLINTH_DATA_DIR}/records.db` (SQLite). */
+  MONGO_URL?: string;
 }
 
 export const recordsConfigSchema = Joi.object<RecordsConfig>({
@@ -14,4 +16,5 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   PLINTH_INTERNAL_SECRET: commonConfig.internalSecret.required(),
   PLINTH_DATA_DIR: commonConfig.dataDir,
   LOG_LEVEL: commonConfig.logLevel,
+  MONGO_URL: commonConfig.mongoUrl.optional(),
 });

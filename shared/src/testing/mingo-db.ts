@@ -115,10 +115,30 @@ export class FakeCollection {
     }
   }
 
+  private checkExisting(ix: IndexSpec): void {
+    const fields = Object.keys(ix.key);
+    const seen = new Set<string>();
+    for (const d of this.docs) {
+      if (ix.partialFilterExpression && !new Query(ix.partialFilterExpression).test(d)) continue;
+      const key = JSON.stringify(fields.map((f) => getPath(d, f) ?? null));
+      if (seen.has(key)) {
+        throw new MongoServerError({
+          message: `E11000 duplicate key error collection: ${this.collectionName} index: ${ix.name}`,
+          code: 11000,
+          keyValue: Object.fromEntries(fields.map((f) => [f, getPath(d, f)])),
+        });
+      }
+      seen.add(key);
+    }
+  }
+
   async createIndex(key: IndexSpec['key'], opts: { unique?: boolean; name?: string; partialFilterExpression?: Filter } = {}): Promise<string> {
     const name = opts.name ?? Object.entries(key).map(([k, v]) => `${k}_${v}`).join('_');
     if (!this.indexes.some((i) => i.name === name)) {
-      this.indexes.push({ name, key, unique: opts.unique ?? false, partialFilterExpression: opts.partialFilterExpression });
+      const spec: IndexSpec = { name, key, unique: opts.unique ?? false, partialFilterExpression: opts.partialFilterExpression };
+      // Like MongoDB, building a unique index over existing duplicates fails with E11000.
+      if (spec.unique) this.checkExisting(spec);
+      this.indexes.push(spec);
     }
     return name;
   }

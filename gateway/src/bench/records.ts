@@ -1,0 +1,190 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import { asProjectId, newId, openSqlite, signInternal, type Collection, type ProjectId } from '@plinth/shared';
+import { SqliteRecordStore } from '@plinth/records';
+import { startCluster } from '../testing/cluster';
+import { formatTable, load, ratio, type LoadResult } from './load';
+import { runEntry } from './processes';
+
+/**
+ * Records benchmarks (issue 3): create, get by id, `where owner == x orderBy created_at desc
+ * limit 20` on 100k records, and PATCH with version — standalone (gateway in-process), cluster
+ * (gateway proxying to a records process) and direct to that records process, with a bare
+ * express app as the ceiling; then the query's p50 at 10k, 100k and 1M records (SQLite, indexed
+ * `owner`). Records are seeded straight into the SQLite file (one transaction), the API creates
+ * the project and collection. BENCH_SECONDS sets each load's duration (default 5).
+ */
+
+const PROJECT = asProjectId('bench');
+const OWNERS = 1000;
+const FIELDS = { owner: { type: 'text', indexed: true }, title: { type: 'text' }, n: { type: 'integer' } };
+
+interface Target {
+  label: string;
+  url: string;
+  headers: () => Record<string, string>;
+}
+
+/** Appends records (owner = n % 1000) to the collection in the SQLite file, in one transaction. */
+async function seed(file: string, from: number, to: number): Promise<string[]> {
+  const db = openSqlite(file);
+  const store = new SqliteRecordStore(db);
+  const collection = (await store.getCollection(PROJECT, 'items')) as Collection;
+  const ids: string[] = [];
+  const start = Date.UTC(2026, 0, 1);
+  db.transaction(() => {
+    for (let n = from; n < to; n++) {
+      const at = new Date(start + n * 10).toISOString();
+      const id = newId('rec_', start + n * 10);
+      ids.push(id);
+      void store.insertRecord(PROJECT, collection, { id, version: 1, created_at: at, updated_at: at, owner: `o${n % OWNERS}`, title: `t${n}`, n });
+    }
+  })();
+  await store.close();
+  return ids;
+}
+
+/** One autocannon run whose request i is made by `make(i)` (shared counter across connections). */
+async function cycle(
+  name: string,
+  target: Target,
+  make: (i: number) => { method: 'GET' | 'POST' | 'PATCH'; path: string; body?: string },
+): Promise<LoadResult> {
+  let i = 0;
+  const run = (duration: number) =>
+    autocannon({
+      url: target.url,
+      connections: 32,
+      duration,
+      headers: { ...target.headers(), 'Content-Type': 'application/json' },
+      requests: [
+        {
+          setupRequest: (req: autocannon.Request) => {
+            const r = make(i++);
+            return { ...req, method: r.method, path: r.path, body: r.body };
+          },
+        },
+      ],
+    });
+  await run(1); // warm-up: JIT, statement cache, page cache
+  const result = await run(Number(process.env.BENCH_SECONDS ?? 5));
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+}
+
+const base = `/v1/projects/${PROJECT}/collections/items/records`;
+const queryPath = (i: number): string =>
+  `${base}?where=${encodeURIComponent(JSON.stringify([['owner', '==', `o${i % OWNERS}`]]))}&orderBy=created_at&direction=desc&limit=20`;
+
+/** The four record operations against one target; `ids` are version-1 records it may patch once each. */
+async function operations(target: Target, getIds: string[], patchIds: string[]): Promise<LoadResult[]> {
+  return [
+    await cycle(`${target.label}: create`, target, () => ({ method: 'POST', path: base, body: JSON.stringify({ data: { owner: 'o-new', title: 'x', n: 1 } }) })),
+    await cycle(`${target.label}: get by id`, target, (i) => ({ method: 'GET', path: `${base}/${getIds[i % getIds.length]}` })),
+    await cycle(`${target.label}: query owner== desc 20`, target, (i) => ({ method: 'GET', path: queryPath(i) })),
+    await cycle(`${target.label}: patch with version`, target, (i) => ({
+      method: 'PATCH',
+      path: `${base}/${patchIds[i % patchIds.length]}`,
+      body: JSON.stringify({ data: { title: 'patched' }, version: 1 }),
+    })),
+  ];
+}
+
+async function createProjectAndCollection(url: string, adminKey: string): Promise<string> {
+  const created = await fetch(`${url}/v1/admin/projects`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ id: PROJECT }),
+  });
+  const { keys } = (await created.json()) as { keys: { secret: string } };
+  const res = await fetch(`${url}/v1/projects/${PROJECT}/collections`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${keys.secret}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'items', fields: FIELDS }),
+  });
+  if (res.status !== 201) throw new Error(`create collection: ${res.status} ${await res.text()}`);
+  return keys.secret;
+}
+
+function directHeaders(secret: string, project: ProjectId): () => Record<string, string> {
+  return () => {
+    const id = { project, keyKind: 'secret' as const, requestId: `bench-${randomBytes(4).toString('hex')}` };
+    return {
+      'X-Plinth-Project': id.project,
+      'X-Plinth-Key-Kind': id.keyKind,
+      'X-Request-Id': id.requestId,
+      'X-Plinth-Internal': signInternal(secret, id),
+    };
+  };
+}
+
+export async function benchRecords(): Promise<string> {
+  const rows: LoadResult[] = [];
+  const sizes: LoadResult[] = [];
+
+  const hello = await runEntry('gateway/dist/bench/hello-server.js', {}, '/hello');
+  try {
+    rows.push(await load('express hello (ceiling)', { url: `${hello.url}/hello` }));
+  } finally {
+    await hello.stop();
+  }
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-records-'));
+  const adminKey = `adm_${randomBytes(24).toString('hex')}`;
+  const standalone = await runEntry('gateway/dist/standalone.js', { PLINTH_DATA_DIR: dataDir, PLINTH_ADMIN_KEY: adminKey });
+  try {
+    const secret = await createProjectAndCollection(standalone.url, adminKey);
+    const target: Target = { label: 'standalone', url: standalone.url, headers: () => ({ Authorization: `Bearer ${secret}` }) };
+    const file = path.join(dataDir, 'records.db');
+    const queryAt = async (label: string): Promise<LoadResult> => cycle(`query p50 at ${label}`, target, (i) => ({ method: 'GET', path: queryPath(i) }));
+    let ids = await seed(file, 0, 10_000);
+    sizes.push(await queryAt('10k'));
+    ids = ids.concat(await seed(file, 10_000, 100_000));
+    sizes.push(await queryAt('100k'));
+    rows.push(...(await operations(target, ids, ids.slice(0, 50_000))));
+    await seed(file, 100_000, 1_000_000);
+    sizes.push(await queryAt('1M'));
+  } finally {
+    await standalone.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const cluster = await startCluster();
+  try {
+    const { secretKey } = await cluster.createProject(PROJECT);
+    await fetch(`${cluster.url}/v1/projects/${PROJECT}/collections`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${secretKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'items', fields: FIELDS }),
+    });
+    const ids = await seed(path.join(cluster.dataDir, 'records.db'), 0, 100_000);
+    const records = cluster.processes.find((x) => x.name === 'records-0');
+    if (!records) throw new Error('no records process');
+    const viaGateway: Target = { label: 'cluster', url: cluster.url, headers: () => ({ Authorization: `Bearer ${secretKey}` }) };
+    const direct: Target = { label: 'direct', url: records.url, headers: directHeaders(cluster.internalSecret, PROJECT) };
+    rows.push(...(await operations(viaGateway, ids, ids.slice(0, 50_000))));
+    rows.push(...(await operations(direct, ids, ids.slice(50_000))));
+  } finally {
+    await cluster.stop();
+  }
+
+  const byName = (n: string): LoadResult => rows.find((r) => r.name === n) as LoadResult;
+  const ceiling = rows[0] as LoadResult;
+  const ratios = ['create', 'get by id', 'query owner== desc 20', 'patch with version'].map(
+    (op) =>
+      `${op.padEnd(22)} standalone/ceiling ${ratio(byName(`standalone: ${op}`), ceiling)}   cluster/direct ${ratio(byName(`cluster: ${op}`), byName(`direct: ${op}`))}   standalone/direct ${ratio(byName(`standalone: ${op}`), byName(`direct: ${op}`))}`,
+  );
+  return [
+    '## Records: 100k records, SQLite, secret key',
+    '',
+    formatTable(rows),
+    '',
+    ...ratios,
+    '',
+    '## Records: `where owner == x orderBy created_at desc limit 20` as the collection grows (standalone, SQLite, indexed owner)',
+    '',
+    formatTable(sizes),
+  ].join('\n');
+}

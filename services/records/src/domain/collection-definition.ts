@@ -1,0 +1,145 @@
+/**
+ * Collection definitions as clients send them (DESIGN.md §5): names, field definitions and
+ * rules, from a JSON body or a form-encoded one (`fields` and `rules` as JSON strings).
+ */
+import { InvalidRequestError, type CollectionRules, type FieldDefinition, type FieldType } from '@plinth/shared';
+import { isSystemField } from '../store/record-shape';
+
+export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+export const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
+export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp', 'json', 'list'];
+/** Types a store can compare, sort and index. */
+export const ORDERABLE_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp'];
+export const MAX_FIELDS = 100;
+const RULE_NAMES = ['read', 'create', 'update', 'delete'] as const;
+const FIELD_OPTIONS = ['required', 'unique', 'indexed'] as const;
+
+export type Fields = { [field: string]: FieldDefinition };
+
+function isPlainObject(v: unknown): v is { [k: string]: unknown } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A body parameter that is an object, or a JSON string of one (form-encoded bodies). */
+export function objectParam(name: string, v: unknown): { [k: string]: unknown } {
+  let value = v;
+  if (typeof v === 'string') {
+    try {
+      value = JSON.parse(v);
+    } catch {
+      throw new InvalidRequestError(`"${name}" must be a JSON object.`, { field: name });
+    }
+  }
+  if (!isPlainObject(value)) throw new InvalidRequestError(`"${name}" must be a JSON object.`, { field: name });
+  return value;
+}
+
+/** Throws 400 naming the first key of `body` that is not in `allowed`. */
+export function refuseUnknownKeys(body: { [k: string]: unknown }, allowed: readonly string[]): void {
+  for (const key of Object.keys(body)) {
+    if (!allowed.includes(key)) throw new InvalidRequestError(`Unknown parameter "${key}".`, { field: key });
+  }
+}
+
+export function parseCollectionName(v: unknown): string {
+  if (typeof v !== 'string' || !COLLECTION_NAME.test(v)) {
+    throw new InvalidRequestError('"name" must match ^[a-z][a-z0-9_]{0,62}$.', { field: 'name' });
+  }
+  return v;
+}
+
+/** One field definition, normalized to all four keys. */
+export function parseFieldDefinition(field: string, v: unknown): FieldDefinition {
+  if (!FIELD_NAME.test(field)) {
+    throw new InvalidRequestError(`Field name "${field}" must match ^[A-Za-z][A-Za-z0-9_]{0,62}$.`, { field });
+  }
+  if (isSystemField(field)) throw new InvalidRequestError(`Field name "${field}" is reserved.`, { field });
+  if (!isPlainObject(v)) throw new InvalidRequestError(`Field "${field}" must be an object like {"type":"text"}.`, { field });
+  for (const key of Object.keys(v)) {
+    if (key !== 'type' && !(FIELD_OPTIONS as readonly string[]).includes(key)) {
+      throw new InvalidRequestError(`Field "${field}" has an unknown option "${key}"; use type, required, unique, indexed.`, { field, key });
+    }
+  }
+  const type = v.type as FieldType;
+  if (!FIELD_TYPES.includes(type)) {
+    throw new InvalidRequestError(`Field "${field}" has no valid type; use one of ${FIELD_TYPES.join(', ')}.`, { field, key: 'type' });
+  }
+  const def: FieldDefinition = { type, required: false, unique: false, indexed: false };
+  for (const option of FIELD_OPTIONS) {
+    const o = v[option];
+    if (o !== undefined && typeof o !== 'boolean') {
+      throw new InvalidRequestError(`"${option}" of field "${field}" must be a boolean.`, { field, key: option });
+    }
+    def[option] = o ?? false;
+  }
+  if ((def.unique || def.indexed) && !ORDERABLE_TYPES.includes(type)) {
+    throw new InvalidRequestError(`Field "${field}" of type ${type} cannot be unique or indexed.`, { field, key: def.unique ? 'unique' : 'indexed' });
+  }
+  return def;
+}
+
+export function parseFields(v: unknown): Fields {
+  const raw = objectParam('fields', v);
+  const fields: Fields = {};
+  for (const [name, def] of Object.entries(raw)) fields[name] = parseFieldDefinition(name, def);
+  if (Object.keys(fields).length > MAX_FIELDS) {
+    throw new InvalidRequestError(`A collection has at most ${MAX_FIELDS} fields.`, { field: 'fields' });
+  }
+  return fields;
+}
+
+/** Rules as given: each of read/create/update/delete a string; with `allowNull`, null removes one. */
+export function parseRules(v: unknown, allowNull = false): { [name: string]: string | null } {
+  const raw = objectParam('rules', v);
+  refuseUnknownKeys(raw, RULE_NAMES);
+  for (const [name, rule] of Object.entries(raw)) {
+    if (typeof rule !== 'string' && !(allowNull && rule === null)) {
+      throw new InvalidRequestError(`Rule "${name}" must be a string expression.`, { field: 'rules', rule: name });
+    }
+  }
+  return raw as { [name: string]: string | null };
+}
+
+/** Applies a rules patch (null removes a rule). */
+export function mergeRules(current: CollectionRules, patch: { [name: string]: string | null }): CollectionRules {
+  const next: { [name: string]: string } = { ...current } as { [name: string]: string };
+  for (const [name, rule] of Object.entries(patch)) {
+    if (rule === null) delete next[name];
+    else next[name] = rule;
+  }
+  return next;
+}
+
+export interface FieldsChange {
+  fields: Fields;
+  removed: string[];
+}
+
+/**
+ * Applies a fields patch: a definition adds or replaces a field, null removes it (and its
+ * stored values). A field's type cannot change: remove it and add it again.
+ */
+export function mergeFields(current: Fields, v: unknown): FieldsChange {
+  const raw = objectParam('fields', v);
+  const fields: Fields = { ...current };
+  const removed: string[] = [];
+  for (const [name, def] of Object.entries(raw)) {
+    if (def === null) {
+      if (Object.hasOwn(fields, name)) {
+        delete fields[name];
+        removed.push(name);
+      }
+      continue;
+    }
+    const next = parseFieldDefinition(name, def);
+    const before = Object.hasOwn(current, name) ? current[name] : undefined;
+    if (before && before.type !== next.type) {
+      throw new InvalidRequestError(`The type of field "${name}" cannot change; remove the field and add it again.`, { field: name, key: 'type' });
+    }
+    fields[name] = next;
+  }
+  if (Object.keys(fields).length > MAX_FIELDS) {
+    throw new InvalidRequestError(`A collection has at most ${MAX_FIELDS} fields.`, { field: 'fields' });
+  }
+  return { fields, removed };
+}

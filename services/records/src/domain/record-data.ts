@@ -1,0 +1,64 @@
+/**
+ * User fields of a record against its collection's definition (DESIGN.md §5): unknown field,
+ * wrong type and missing required field are 400s naming the field in `details`.
+ */
+import { InvalidRequestError, type Collection, type JsonValue, type RecordDoc } from '@plinth/shared';
+import { splitRecord } from '../store/record-shape';
+import { checkValue } from './field-values';
+
+export type RecordData = { [field: string]: JsonValue };
+
+function dataObject(v: unknown): { [k: string]: unknown } {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw new InvalidRequestError('"data" must be an object of field values.', { field: 'data' });
+  }
+  return v as { [k: string]: unknown };
+}
+
+function checkFields(collection: Collection, data: { [k: string]: unknown }): void {
+  for (const field of Object.keys(data)) {
+    if (!Object.hasOwn(collection.fields, field)) {
+      throw new InvalidRequestError(`Unknown field "${field}" in collection "${collection.name}".`, { field });
+    }
+  }
+}
+
+function requireFields(collection: Collection, data: RecordData): void {
+  for (const [field, def] of Object.entries(collection.fields)) {
+    if (def.required && !Object.hasOwn(data, field)) {
+      throw new InvalidRequestError(`Field "${field}" is required.`, { field, reason: 'required' });
+    }
+  }
+}
+
+/** The user fields of a new record, normalized. null stands for "not given". */
+export function validateNewData(collection: Collection, v: unknown): RecordData {
+  const given = dataObject(v);
+  checkFields(collection, given);
+  const data: RecordData = {};
+  for (const [field, value] of Object.entries(given)) {
+    const def = collection.fields[field];
+    if (value === null || value === undefined || !def) continue;
+    data[field] = checkValue(field, def.type, value);
+  }
+  requireFields(collection, data);
+  return data;
+}
+
+/** `before`'s user fields merged with a patch: a value replaces, null removes an optional field. */
+export function mergeData(collection: Collection, before: RecordDoc, v: unknown): RecordData {
+  const patch = v === undefined ? {} : dataObject(v);
+  checkFields(collection, patch);
+  const data: RecordData = { ...splitRecord(before).data };
+  for (const [field, value] of Object.entries(patch)) {
+    const def = collection.fields[field];
+    if (!def) continue;
+    if (value === null) {
+      if (def.required) throw new InvalidRequestError(`Field "${field}" is required and cannot be removed.`, { field, reason: 'required' });
+      delete data[field];
+    } else {
+      data[field] = checkValue(field, def.type, value);
+    }
+  }
+  return data;
+}

@@ -1,0 +1,181 @@
+/**
+ * Record operations (DESIGN.md §5–6). Every operation goes through the AccessPolicy unless the
+ * caller used the secret key: reads AND the policy's residual with the client's where, writes
+ * ask canCreate / canUpdate / canDelete. Version checks are the store's compare-and-set.
+ */
+import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, newId, type Collection, type Predicate, type RecordDoc } from '@plinth/shared';
+import type { AccessPolicy } from '../domain/access-policy';
+import { fingerprint } from '../domain/canonical-json';
+import { refuseUnknownKeys } from '../domain/collection-definition';
+import { encodeCursor } from '../domain/cursor';
+import { parseListQuery } from '../domain/list-query';
+import { mergeData, validateNewData } from '../domain/record-data';
+import type { IdempotencyClaim, RecordStore } from '../store/record-store';
+import { accessContext, bypassesRules, type Caller } from './caller';
+import type { CollectionOperations } from './collection-operations';
+
+/** Idempotency keys are remembered this long (DESIGN.md §5). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** Unconditional writes retry their compare-and-set this many times under contention. */
+const WRITE_ATTEMPTS = 5;
+
+export interface Page {
+  records: RecordDoc[];
+  cursor: string | null;
+}
+
+export interface Created {
+  record: RecordDoc;
+  replayed: boolean;
+}
+
+function body(v: unknown): { [k: string]: unknown } {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw new InvalidRequestError('The body must be a JSON object like {"data":{...}}.', { field: 'body' });
+  }
+  return v as { [k: string]: unknown };
+}
+
+function parseVersion(v: unknown, where: 'body' | 'query'): number | undefined {
+  if (v === undefined) return undefined;
+  const n = where === 'query' && typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : v;
+  if (!Number.isSafeInteger(n) || (n as number) < 1) {
+    throw new InvalidRequestError('"version" must be a positive integer.', { field: 'version' });
+  }
+  return n as number;
+}
+
+function stale(current: number): ConflictError {
+  return new ConflictError('The record has changed since that version.', { current_version: current });
+}
+
+export class RecordOperations {
+  constructor(
+    private readonly store: RecordStore,
+    private readonly policy: AccessPolicy,
+    private readonly collections: CollectionOperations,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** The read residual: true for the secret key; 403 when the policy allows no read at all. */
+  private readFilter(caller: Caller, collection: Collection): Predicate {
+    if (bypassesRules(caller)) return true;
+    const residual = this.policy.readFilter(accessContext(caller, this.clock()), collection);
+    if (residual === false) throw new ForbiddenError('Security rules do not allow reading this collection.');
+    return residual;
+  }
+
+  async query(caller: Caller, name: string, params: { [k: string]: unknown }): Promise<Page> {
+    const collection = await this.collections.load(caller.project, name);
+    const q = parseListQuery(collection, params);
+    const residual = this.readFilter(caller, collection);
+    const predicate: Predicate = residual === true ? q.shape.where : { and: [q.shape.where, residual] };
+    const rows = await this.store.queryRecords(caller.project, collection, {
+      predicate,
+      orderBy: q.shape.orderBy,
+      direction: q.shape.direction,
+      limit: q.limit + 1,
+      ...(q.after ? { after: q.after } : {}),
+    });
+    const records = rows.slice(0, q.limit);
+    const last = records[records.length - 1];
+    return { records, cursor: rows.length > q.limit && last ? encodeCursor(q.shape, last) : null };
+  }
+
+  /** 404 when absent, and when the record exists but fails the read residual. */
+  async get(caller: Caller, name: string, id: string): Promise<RecordDoc> {
+    const collection = await this.collections.load(caller.project, name);
+    const residual = this.readFilter(caller, collection);
+    const found =
+      residual === true
+        ? await this.store.getRecord(caller.project, collection, id)
+        : ((
+            await this.store.queryRecords(caller.project, collection, {
+              predicate: { and: [['id', '==', id], residual] },
+              orderBy: 'id',
+              direction: 'asc',
+              limit: 1,
+            })
+          )[0] ?? null);
+    if (!found) throw new NotFoundError(`Record "${id}" does not exist.`, { id });
+    return found;
+  }
+
+  async create(caller: Caller, name: string, rawBody: unknown, idempotencyKey: string | undefined): Promise<Created> {
+    const collection = await this.collections.load(caller.project, name);
+    const b = body(rawBody);
+    refuseUnknownKeys(b, ['data']);
+    const data = validateNewData(collection, b.data ?? {});
+    const now = this.clock();
+    const stamp = now.toISOString();
+    const record: RecordDoc = { id: newId('rec_'), version: 1, created_at: stamp, updated_at: stamp, ...data };
+    if (!bypassesRules(caller) && !this.policy.canCreate(accessContext(caller, now), collection, record)) {
+      throw new ForbiddenError('Security rules do not allow creating this record.');
+    }
+    let claim: IdempotencyClaim | undefined;
+    if (idempotencyKey !== undefined) {
+      if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
+        throw new InvalidRequestError('Idempotency-Key must be 1–255 printable ASCII characters.', { header: 'Idempotency-Key' });
+      }
+      claim = {
+        key: idempotencyKey,
+        // The signed-in user is part of the request: another user's key never replays this record.
+        fingerprint: fingerprint({ collection: name, data, uid: caller.auth?.uid ?? null }),
+        now: stamp,
+        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+      };
+    }
+    return this.store.insertRecord(caller.project, collection, record, claim);
+  }
+
+  async update(caller: Caller, name: string, id: string, rawBody: unknown): Promise<RecordDoc> {
+    const collection = await this.collections.load(caller.project, name);
+    const b = body(rawBody);
+    refuseUnknownKeys(b, ['data', 'version']);
+    const expected = parseVersion(b.version, 'body');
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const before = await this.store.getRecord(caller.project, collection, id);
+      if (!before) throw new NotFoundError(`Record "${id}" does not exist.`, { id });
+      if (expected !== undefined && before.version !== expected) throw stale(before.version);
+      const now = this.clock();
+      const after: RecordDoc = {
+        id,
+        version: before.version + 1,
+        created_at: before.created_at,
+        updated_at: now.toISOString(),
+        ...mergeData(collection, before, b.data),
+      };
+      if (!bypassesRules(caller) && !this.policy.canUpdate(accessContext(caller, now), collection, before, after)) {
+        throw new ForbiddenError('Security rules do not allow this update.');
+      }
+      const saved = await this.store.replaceRecord(caller.project, collection, after, before.version);
+      if (saved) return saved;
+      if (expected !== undefined) await this.refuseStale(caller, collection, id);
+    }
+    throw new ConflictError('The record is being changed concurrently; retry.', { id });
+  }
+
+  async delete(caller: Caller, name: string, id: string, rawVersion: unknown): Promise<void> {
+    const collection = await this.collections.load(caller.project, name);
+    const expected = parseVersion(rawVersion, 'query');
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const before = await this.store.getRecord(caller.project, collection, id);
+      if (!before) throw new NotFoundError(`Record "${id}" does not exist.`, { id });
+      if (expected !== undefined && before.version !== expected) throw stale(before.version);
+      if (!bypassesRules(caller) && !this.policy.canDelete(accessContext(caller, this.clock()), collection, before)) {
+        throw new ForbiddenError('Security rules do not allow deleting this record.');
+      }
+      if (await this.store.deleteRecord(caller.project, collection, id, before.version)) return;
+      if (expected !== undefined) await this.refuseStale(caller, collection, id);
+    }
+    throw new ConflictError('The record is being changed concurrently; retry.', { id });
+  }
+
+  /** After a lost compare-and-set with a client version: 404 if the record went, else 409. */
+  private async refuseStale(caller: Caller, collection: Collection, id: string): Promise<never> {
+    const current = await this.store.getRecord(caller.project, collection, id);
+    if (!current) throw new NotFoundError(`Record "${id}" does not exist.`, { id });
+    throw stale(current.version);
+  }
+}

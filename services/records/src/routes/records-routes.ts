@@ -1,0 +1,82 @@
+/**
+ * HTTP routes of the records service (contract §4, DESIGN.md §5). Paths are the full public
+ * paths; the gateway forwards them unchanged.
+ */
+import { Router, type Request, type Response } from 'express';
+import { requestContext } from '@plinth/shared';
+import type { AuthInfo } from '../domain/access-policy';
+import type { Caller } from '../operations/caller';
+import type { CollectionOperations } from '../operations/collection-operations';
+import type { RecordOperations } from '../operations/record-operations';
+
+export type AuthenticateUser = (req: Request) => Promise<AuthInfo | null>;
+
+export interface RecordsRoutesDeps {
+  collections: CollectionOperations;
+  records: RecordOperations;
+  authenticateUser: AuthenticateUser;
+}
+
+const COLLECTIONS = '/v1/projects/:project/collections';
+const COLLECTION = `${COLLECTIONS}/:collection`;
+const RECORDS = `${COLLECTION}/records`;
+const RECORD = `${RECORDS}/:id`;
+
+function param(req: Request, name: string): string {
+  return String(req.params[name]);
+}
+
+export function recordsRoutes(deps: RecordsRoutesDeps): Router {
+  const { collections, records, authenticateUser } = deps;
+  const router = Router();
+
+  /** Record operations resolve the user token (X-Db-User-Token) unless the secret key is used. */
+  async function caller(req: Request, res: Response): Promise<Caller> {
+    const ctx = requestContext(res);
+    const auth = ctx.keyKind === 'secret' ? null : await authenticateUser(req);
+    return { project: ctx.project, keyKind: ctx.keyKind, auth };
+  }
+  const keyOnly = (res: Response): Caller => {
+    const ctx = requestContext(res);
+    return { project: ctx.project, keyKind: ctx.keyKind, auth: null };
+  };
+
+  router.get(COLLECTIONS, async (_req, res) => {
+    res.json({ collections: await collections.list(keyOnly(res)) });
+  });
+  router.post(COLLECTIONS, async (req, res) => {
+    res.status(201).json({ collection: await collections.create(keyOnly(res), req.body) });
+  });
+  router.get(COLLECTION, async (req, res) => {
+    res.json({ collection: await collections.load(keyOnly(res).project, param(req, 'collection')) });
+  });
+  router.patch(COLLECTION, async (req, res) => {
+    res.json({ collection: await collections.update(keyOnly(res), param(req, 'collection'), req.body) });
+  });
+  router.delete(COLLECTION, async (req, res) => {
+    const name = param(req, 'collection');
+    await collections.delete(keyOnly(res), name);
+    res.json({ deleted: true, name });
+  });
+
+  router.get(RECORDS, async (req, res) => {
+    res.json(await records.query(await caller(req, res), param(req, 'collection'), req.query));
+  });
+  router.post(RECORDS, async (req, res) => {
+    const created = await records.create(await caller(req, res), param(req, 'collection'), req.body, req.get('idempotency-key'));
+    if (created.replayed) res.set('Idempotent-Replayed', 'true');
+    res.status(201).json({ record: created.record });
+  });
+  router.get(RECORD, async (req, res) => {
+    res.json({ record: await records.get(await caller(req, res), param(req, 'collection'), param(req, 'id')) });
+  });
+  router.patch(RECORD, async (req, res) => {
+    res.json({ record: await records.update(await caller(req, res), param(req, 'collection'), param(req, 'id'), req.body) });
+  });
+  router.delete(RECORD, async (req, res) => {
+    const id = param(req, 'id');
+    await records.delete(await caller(req, res), param(req, 'collection'), id, req.query.version);
+    res.json({ deleted: true, id });
+  });
+  return router;
+}

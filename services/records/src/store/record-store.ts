@@ -1,0 +1,122 @@
+import type { Collection, JsonValue, Predicate, ProjectId, RecordDoc } from '@plinth/shared';
+
+/** Sort direction of a query; the tie-breaker `id` always follows the same direction. */
+export type SortDirection = 'asc' | 'desc';
+
+/** Keyset position: the order field's value and the id of the last record of the previous page. */
+export interface KeysetPosition {
+  /** null when the last record had no value for the order field (nulls sort first ascending). */
+  value: JsonValue;
+  id: string;
+}
+
+/**
+ * A validated query. The records service builds it (DESIGN.md §5): every field in `predicate`
+ * and `orderBy` is a system field or a declared user field, every value has the field's type.
+ */
+export interface RecordQuery {
+  predicate: Predicate;
+  orderBy: string;
+  direction: SortDirection;
+  /** Return only records strictly after this position in (orderBy, id) order. */
+  after?: KeysetPosition;
+  /** At most this many records (the service asks for one more than the page to detect the end). */
+  limit: number;
+}
+
+/** Claim on an `Idempotency-Key` for one record creation. */
+export interface IdempotencyClaim {
+  key: string;
+  /** Hash of the request body; the same key with another fingerprint is a conflict. */
+  fingerprint: string;
+  /** ISO time; a stored key whose expiry is at or before `now` is forgotten. */
+  expiresAt: string;
+  now: string;
+}
+
+export interface InsertResult {
+  record: RecordDoc;
+  /** True when an earlier creation with the same idempotency key and body was returned instead. */
+  replayed: boolean;
+}
+
+/** What changes when a collection's definition is saved. */
+export interface CollectionChange {
+  /** The definition as it must be stored; its `revision` is the new revision. */
+  next: Collection;
+  /** The revision the caller read; the save fails (returns false) when it is no longer current. */
+  expectedRevision: number;
+  /** User fields whose stored values must be removed from every record. */
+  removedFields: string[];
+}
+
+/**
+ * Storage of collections, records and idempotency keys for every project (DESIGN.md §3).
+ *
+ * Records cross this port as RecordDoc: system fields (`id, version, created_at, updated_at`)
+ * plus user fields at the top level. Ids, timestamps, versions and validation are the caller's
+ * job; adapters store exactly what they are given. Unique violations raise ConflictError whose
+ * `details.field` names the field when the adapter can tell.
+ */
+export interface RecordStore {
+  /** The project's collections, ordered by name. */
+  listCollections(project: ProjectId): Promise<Collection[]>;
+  /** Returns null when absent. */
+  getCollection(project: ProjectId, name: string): Promise<Collection | null>;
+  /**
+   * Stores a new collection and creates the real indexes of its `indexed` and `unique` fields.
+   * Throws ConflictError when a collection of that name exists in the project.
+   */
+  createCollection(project: ProjectId, collection: Collection): Promise<void>;
+  /**
+   * Compare-and-set on the revision: saves `change.next` only while the stored revision equals
+   * `change.expectedRevision`, syncing indexes and dropping `removedFields` from every record.
+   * Returns false (changing nothing) when the revision moved or the collection is gone.
+   * Throws ConflictError when a new unique index meets duplicate values (nothing is changed).
+   */
+  updateCollection(project: ProjectId, change: CollectionChange): Promise<boolean>;
+  /** Deletes the collection with all its records and idempotency keys. Returns false when absent. */
+  deleteCollection(project: ProjectId, name: string): Promise<boolean>;
+
+  /**
+   * Inserts a record. With `idempotency`, atomically: a live key with the same fingerprint
+   * returns the record stored with it (`replayed: true`) and inserts nothing; a live key with
+   * another fingerprint throws ConflictError; otherwise the record and the key are stored.
+   * Throws ConflictError on a unique-field violation (and then stores no key).
+   */
+  insertRecord(
+    project: ProjectId,
+    collection: Collection,
+    record: RecordDoc,
+    idempotency?: IdempotencyClaim,
+  ): Promise<InsertResult>;
+  /** Returns null when absent. */
+  getRecord(project: ProjectId, collection: Collection, id: string): Promise<RecordDoc | null>;
+  /**
+   * Compare-and-set, one conditional write: replaces the record `next.id` with `next` only while
+   * its stored version equals `expectedVersion`. Of two racing callers with the same expected
+   * version exactly one succeeds. Returns null when the version moved or the record is absent.
+   * Throws ConflictError on a unique-field violation.
+   */
+  replaceRecord(
+    project: ProjectId,
+    collection: Collection,
+    next: RecordDoc,
+    expectedVersion: number,
+  ): Promise<RecordDoc | null>;
+  /**
+   * Deletes the record; with `expectedVersion`, only while its stored version equals it (one
+   * conditional write). Returns false when nothing was deleted.
+   */
+  deleteRecord(project: ProjectId, collection: Collection, id: string, expectedVersion?: number): Promise<boolean>;
+  /**
+   * Records matching `query.predicate`, ordered by (orderBy, id) in `direction`, strictly after
+   * `query.after`, at most `query.limit`. Missing values sort before every value ascending and
+   * after every value descending. Both adapters return identical results for identical data.
+   */
+  queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]>;
+
+  /** Throws when the backing database is unreachable (drives /readyz). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

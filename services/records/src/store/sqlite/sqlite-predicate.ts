@@ -1,0 +1,115 @@
+/**
+ * Predicate JSON → SQL over one collection table, with bound parameters (DESIGN.md §6).
+ *
+ * Semantics shared with the mongo adapter (two-valued: a comparison is never "unknown"):
+ * `== null` matches a missing value; `!=` and `not-in` match missing values; ranges and `in`
+ * never match a missing value; `not` negates exactly. normalizeForStore has already resolved
+ * every comparison whose answer the field's type decides; for `json` fields, whose values may be
+ * of any JSON type, the stored value's json_type is checked (true is not 1, "[1]" is not [1]).
+ * Field names come from the collection's allowlist and are inlined (an expression index only
+ * matches a literal path); every value is a bound parameter.
+ */
+import type { Collection, FieldType, Predicate } from '@plinth/shared';
+import { fieldTypeOf, isSystemField, type Scalar } from '../record-shape';
+import { normalizeForStore } from '../store-predicate';
+
+export interface SqlFragment {
+  sql: string;
+  params: SqlValue[];
+}
+export type SqlValue = string | number;
+
+/** The SQL expression of a field: a column for system fields, a JSON path for user fields. */
+export function fieldExpr(field: string): string {
+  return isSystemField(field) ? field : `json_extract(data, '$.${field}')`;
+}
+
+/** SQLite has no boolean: JSON true/false read back as 1/0. */
+export function bindValue(v: Scalar): SqlValue {
+  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+}
+
+/** Whether a json field's stored value has the JSON type of `v` (never NULL). */
+function jsonKindIs(field: string, v: Scalar): string {
+  const t = `json_type(data, '$.${field}')`;
+  if (typeof v === 'boolean') return `${t} IS '${v ? 'true' : 'false'}'`;
+  return typeof v === 'string' ? `${t} IS 'text'` : `(${t} IS 'integer' OR ${t} IS 'real')`;
+}
+
+/** A json_each row equal to `v`, type included (true is not 1). */
+function elementMatch(v: Scalar, params: SqlValue[]): string {
+  if (typeof v === 'boolean') return `e.type = '${v ? 'true' : 'false'}'`;
+  params.push(v);
+  return typeof v === 'string' ? `(e.type = 'text' AND e.value = ?)` : `(e.type IN ('integer', 'real') AND e.value = ?)`;
+}
+
+class Compiler {
+  readonly params: SqlValue[] = [];
+  constructor(private readonly collection: Pick<Collection, 'fields'>) {}
+
+  private type(field: string): FieldType | undefined {
+    return fieldTypeOf(this.collection, field);
+  }
+
+  /** `field` holds a value equal to `v` (never NULL). */
+  private equals(field: string, v: Scalar): string {
+    const x = fieldExpr(field);
+    this.params.push(bindValue(v));
+    const guard = this.type(field) === 'json' ? jsonKindIs(field, v) : `${x} IS NOT NULL`;
+    return `(${guard} AND ${x} = ?)`;
+  }
+
+  private isIn(field: string, values: Scalar[]): string {
+    if (this.type(field) === 'json') return `(${values.map((v) => this.equals(field, v)).join(' OR ')})`;
+    const x = fieldExpr(field);
+    this.params.push(...values.map(bindValue));
+    return `(${x} IS NOT NULL AND ${x} IN (${values.map(() => '?').join(', ')}))`;
+  }
+
+  private comparison([field, op, value]: [string, string, unknown]): string {
+    const x = fieldExpr(field);
+    switch (op) {
+      case '==':
+        return value === null ? `${x} IS NULL` : this.equals(field, value as Scalar);
+      case '!=':
+        return value === null ? `${x} IS NOT NULL` : `(NOT ${this.equals(field, value as Scalar)})`;
+      case '<':
+      case '<=':
+      case '>':
+      case '>=': {
+        const v = value as Scalar;
+        this.params.push(bindValue(v));
+        const guard = this.type(field) === 'json' ? jsonKindIs(field, v) : `${x} IS NOT NULL`;
+        return `(${guard} AND ${x} ${op} ?)`;
+      }
+      case 'in':
+        return this.isIn(field, value as Scalar[]);
+      case 'not-in':
+        return `(NOT ${this.isIn(field, value as Scalar[])})`;
+      case 'array-contains':
+      case 'array-contains-any': {
+        const wanted = op === 'array-contains' ? [value as Scalar] : (value as Scalar[]);
+        const any = wanted.map((v) => elementMatch(v, this.params)).join(' OR ');
+        return `(json_type(data, '$.${field}') IS 'array' AND EXISTS (SELECT 1 FROM json_each(data, '$.${field}') AS e WHERE ${any}))`;
+      }
+      default:
+        throw new Error(`unknown operator ${op}`);
+    }
+  }
+
+  compile(p: Predicate): string {
+    if (p === true) return '1';
+    if (p === false) return '0';
+    if (Array.isArray(p)) return this.comparison(p);
+    if ('and' in p) return p.and.length === 0 ? '1' : `(${p.and.map((q) => this.compile(q)).join(' AND ')})`;
+    if ('or' in p) return p.or.length === 0 ? '0' : `(${p.or.map((q) => this.compile(q)).join(' OR ')})`;
+    return `(NOT ${this.compile(p.not)})`;
+  }
+}
+
+/** Compiles a predicate to a WHERE expression that is never NULL. */
+export function compilePredicate(p: Predicate, collection: Pick<Collection, 'fields'>): SqlFragment {
+  const compiler = new Compiler(collection);
+  const sql = compiler.compile(normalizeForStore(p, collection));
+  return { sql, params: compiler.params };
+}

@@ -1,0 +1,350 @@
+/**
+ * RecordStore on SQLite (better-sqlite3, WAL). One table per collection holding the user fields
+ * as JSON; every `indexed` or `unique` field gets a real expression index on
+ * `json_extract(data, '$.field')`, the same expression the query compiler emits, so equality,
+ * range and orderBy on those fields are index searches (see the EXPLAIN QUERY PLAN test).
+ */
+import {
+  ConflictError,
+  NotFoundError,
+  isSqliteUniqueViolation,
+  openSqlite,
+  type Collection,
+  type ProjectId,
+  type RecordDoc,
+  type SqliteDatabase,
+} from '@plinth/shared';
+import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
+import { fieldTypeOf, isSystemField, joinRecord, splitRecord, type Scalar } from '../record-shape';
+import { bindValue, compilePredicate, fieldExpr, type SqlValue } from './sqlite-predicate';
+
+/** One seekable run of a keyset query: its condition and the order within it. */
+interface KeysetRun {
+  sql: string;
+  params: SqlValue[];
+  order: string;
+}
+
+interface RecordRow {
+  id: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  data: string;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS collections (
+  project TEXT NOT NULL,
+  name TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (project, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+  project TEXT NOT NULL,
+  collection TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  record TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  PRIMARY KEY (project, collection, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_at);
+`;
+
+/** Expired idempotency keys are deleted at most this often (MongoDB's TTL index does it there). */
+const PURGE_EVERY_MS = 60_000;
+
+/** Project ids have no `_`, so `rec_<project>_<collection>` is unambiguous. Names are validated. */
+export function recordTable(project: ProjectId, collection: string): string {
+  return `rec_${project}_${collection}`;
+}
+
+const hex = (field: string): string => Buffer.from(field, 'utf8').toString('hex');
+const UNIQUE_INDEX_IN_MESSAGE = /index 'ux:[^:']+:([0-9a-f]+)'/;
+
+function translateUnique(err: unknown): never {
+  if (isSqliteUniqueViolation(err)) {
+    const m = UNIQUE_INDEX_IN_MESSAGE.exec((err as Error).message);
+    const field = m?.[1] ? Buffer.from(m[1], 'hex').toString('utf8') : undefined;
+    throw new ConflictError(
+      field ? `Another record already has this value of unique field "${field}".` : 'Unique constraint violated.',
+      field ? { field } : undefined,
+    );
+  }
+  throw err;
+}
+
+function toRecord(row: RecordRow): RecordDoc {
+  return joinRecord({ ...row, data: JSON.parse(row.data) as RecordDoc });
+}
+
+/** Index DDL wanted for a collection, by index name. */
+function wantedIndexes(table: string, collection: Collection): Map<string, string> {
+  const wanted = new Map<string, string>();
+  for (const [field, def] of Object.entries(collection.fields)) {
+    if (!def.indexed && !def.unique) continue;
+    const ix = `ix:${table}:${hex(field)}`;
+    wanted.set(ix, `CREATE INDEX "${ix}" ON "${table}" (${fieldExpr(field)}, id)`);
+    // Serves `field == x` in the default order (created_at) without a sort.
+    const ic = `ic:${table}:${hex(field)}`;
+    wanted.set(ic, `CREATE INDEX "${ic}" ON "${table}" (${fieldExpr(field)}, created_at, id)`);
+    if (def.unique) {
+      const ux = `ux:${table}:${hex(field)}`;
+      wanted.set(ux, `CREATE UNIQUE INDEX "${ux}" ON "${table}" (${fieldExpr(field)})`);
+    }
+  }
+  return wanted;
+}
+
+export class SqliteRecordStore implements RecordStore {
+  private lastPurge = 0;
+
+  constructor(private readonly db: SqliteDatabase) {
+    db.exec(SCHEMA);
+  }
+
+  /** Opens (creating) the database file; `:memory:` for tests. */
+  static open(file: string): SqliteRecordStore {
+    return new SqliteRecordStore(openSqlite(file));
+  }
+
+  async listCollections(project: ProjectId): Promise<Collection[]> {
+    const rows = this.db
+      .prepare('SELECT body FROM collections WHERE project = ? ORDER BY name')
+      .all(project) as Array<{ body: string }>;
+    return rows.map((r) => JSON.parse(r.body) as Collection);
+  }
+
+  async getCollection(project: ProjectId, name: string): Promise<Collection | null> {
+    const row = this.db.prepare('SELECT body FROM collections WHERE project = ? AND name = ?').get(project, name) as
+      | { body: string }
+      | undefined;
+    return row ? (JSON.parse(row.body) as Collection) : null;
+  }
+
+  async createCollection(project: ProjectId, collection: Collection): Promise<void> {
+    const table = recordTable(project, collection.name);
+    this.db.transaction(() => {
+      try {
+        this.db
+          .prepare('INSERT INTO collections (project, name, revision, body) VALUES (?, ?, ?, ?)')
+          .run(project, collection.name, collection.revision, JSON.stringify(collection));
+      } catch (err) {
+        if (isSqliteUniqueViolation(err)) throw new ConflictError(`Collection "${collection.name}" already exists.`, { name: collection.name });
+        throw err;
+      }
+      this.db.exec(`DROP TABLE IF EXISTS "${table}"`);
+      this.db.exec(
+        `CREATE TABLE "${table}" (id TEXT PRIMARY KEY, version INTEGER NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, data TEXT NOT NULL)`,
+      );
+      this.db.exec(`CREATE INDEX "sys:${table}:created_at" ON "${table}" (created_at, id)`);
+      this.db.exec(`CREATE INDEX "sys:${table}:updated_at" ON "${table}" (updated_at, id)`);
+      this.syncIndexes(table, collection);
+    })();
+  }
+
+  private syncIndexes(table: string, collection: Collection): void {
+    const wanted = wantedIndexes(table, collection);
+    const existing = this.db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name LIKE 'ix:%' OR name LIKE 'ic:%' OR name LIKE 'ux:%')`)
+      .all(table) as Array<{ name: string }>;
+    for (const { name } of existing) {
+      if (!wanted.has(name)) this.db.exec(`DROP INDEX "${name}"`);
+      wanted.delete(name);
+    }
+    for (const ddl of wanted.values()) {
+      try {
+        this.db.exec(ddl);
+      } catch (err) {
+        translateUnique(err);
+      }
+    }
+  }
+
+  async updateCollection(project: ProjectId, change: CollectionChange): Promise<boolean> {
+    const { next, expectedRevision, removedFields } = change;
+    const table = recordTable(project, next.name);
+    return this.db.transaction(() => {
+      const saved = this.db
+        .prepare('UPDATE collections SET revision = ?, body = ? WHERE project = ? AND name = ? AND revision = ?')
+        .run(next.revision, JSON.stringify(next), project, next.name, expectedRevision);
+      if (saved.changes === 0) return false;
+      for (const field of removedFields) {
+        this.db.prepare(`UPDATE "${table}" SET data = json_remove(data, '$.${field}')`).run();
+      }
+      this.syncIndexes(table, next);
+      return true;
+    })();
+  }
+
+  async deleteCollection(project: ProjectId, name: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      const gone = this.db.prepare('DELETE FROM collections WHERE project = ? AND name = ?').run(project, name);
+      this.db.prepare('DELETE FROM idempotency_keys WHERE project = ? AND collection = ?').run(project, name);
+      this.db.exec(`DROP TABLE IF EXISTS "${recordTable(project, name)}"`);
+      return gone.changes > 0;
+    })();
+  }
+
+  /** Runs `fn`; a table dropped by a concurrent collection delete becomes 404. */
+  private onTable<T>(collection: Collection, fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof Error && /no such table/.test(err.message)) {
+        throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
+      }
+      throw err;
+    }
+  }
+
+  async insertRecord(
+    project: ProjectId,
+    collection: Collection,
+    record: RecordDoc,
+    idempotency?: IdempotencyClaim,
+  ): Promise<InsertResult> {
+    const table = recordTable(project, collection.name);
+    const r = splitRecord(record);
+    if (idempotency) this.purgeExpiredKeys(idempotency.now);
+    return this.onTable(collection, () =>
+      this.db.transaction((): InsertResult => {
+        if (idempotency) {
+          const prior = this.db
+            .prepare('SELECT fingerprint, record, expires_at FROM idempotency_keys WHERE project = ? AND collection = ? AND key = ?')
+            .get(project, collection.name, idempotency.key) as { fingerprint: string; record: string; expires_at: string } | undefined;
+          if (prior && prior.expires_at > idempotency.now) {
+            if (prior.fingerprint !== idempotency.fingerprint) {
+              throw new ConflictError('This Idempotency-Key was used with another request body.', { header: 'Idempotency-Key' });
+            }
+            return { record: JSON.parse(prior.record) as RecordDoc, replayed: true };
+          }
+        }
+        try {
+          this.db
+            .prepare(`INSERT INTO "${table}" (id, version, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?)`)
+            .run(r.id, r.version, r.created_at, r.updated_at, JSON.stringify(r.data));
+        } catch (err) {
+          translateUnique(err);
+        }
+        if (idempotency) {
+          this.db
+            .prepare('INSERT OR REPLACE INTO idempotency_keys (project, collection, key, fingerprint, record, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
+            .run(project, collection.name, idempotency.key, idempotency.fingerprint, JSON.stringify(record), idempotency.expiresAt);
+        }
+        return { record, replayed: false };
+      })(),
+    );
+  }
+
+  private purgeExpiredKeys(now: string): void {
+    const nowMs = Date.parse(now);
+    if (nowMs - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = nowMs;
+    this.db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?').run(now);
+  }
+
+  /** Number of idempotency keys held (expired ones included until purged). */
+  countIdempotencyKeys(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM idempotency_keys').get() as { n: number }).n;
+  }
+
+  async getRecord(project: ProjectId, collection: Collection, id: string): Promise<RecordDoc | null> {
+    const table = recordTable(project, collection.name);
+    const row = this.onTable(collection, () =>
+      this.db.prepare(`SELECT id, version, created_at, updated_at, data FROM "${table}" WHERE id = ?`).get(id),
+    ) as RecordRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  async replaceRecord(project: ProjectId, collection: Collection, next: RecordDoc, expectedVersion: number): Promise<RecordDoc | null> {
+    const table = recordTable(project, collection.name);
+    const r = splitRecord(next);
+    const result = this.onTable(collection, () => {
+      try {
+        return this.db
+          .prepare(`UPDATE "${table}" SET version = ?, updated_at = ?, data = ? WHERE id = ? AND version = ?`)
+          .run(r.version, r.updated_at, JSON.stringify(r.data), r.id, expectedVersion);
+      } catch (err) {
+        return translateUnique(err);
+      }
+    });
+    return result.changes === 1 ? next : null;
+  }
+
+  async deleteRecord(project: ProjectId, collection: Collection, id: string, expectedVersion?: number): Promise<boolean> {
+    const table = recordTable(project, collection.name);
+    const result = this.onTable(collection, () =>
+      expectedVersion === undefined
+        ? this.db.prepare(`DELETE FROM "${table}" WHERE id = ?`).run(id)
+        : this.db.prepare(`DELETE FROM "${table}" WHERE id = ? AND version = ?`).run(id, expectedVersion),
+    );
+    return result.changes === 1;
+  }
+
+  /**
+   * The keyset position as conditions SQLite can seek with, one per run of the order: values
+   * after the cursor, and the missing values (first ascending, last descending) as their own
+   * run ordered by id. queryRecords runs them in order until the page is full.
+   */
+  private keysetRuns(collection: Collection, query: RecordQuery): KeysetRun[] {
+    const { after, orderBy, direction } = query;
+    const dir = direction === 'asc' ? 'ASC' : 'DESC';
+    const x = fieldExpr(orderBy);
+    const byField = orderBy === 'id' ? `id ${dir}` : `${x} ${dir}, id ${dir}`;
+    if (!after) return [{ sql: '1', params: [], order: byField }];
+    const cmp = direction === 'asc' ? '>' : '<';
+    if (orderBy === 'id') return [{ sql: `id ${cmp} ?`, params: [after.id], order: byField }];
+    // Within the missing values the order is by id alone, which the (field, id) index serves.
+    const nulls: KeysetRun = { sql: `${x} IS NULL`, params: [], order: `id ${dir}` };
+    if (after.value === null) {
+      const sameNull: KeysetRun = { sql: `${x} IS NULL AND id ${cmp} ?`, params: [after.id], order: `id ${dir}` };
+      // "Has a value" as a range from the type's lowest value, so SQLite seeks past the nulls.
+      const type = fieldTypeOf(collection, orderBy);
+      const lowest = type === 'text' || type === 'timestamp' ? `''` : '-9e999';
+      return direction === 'asc' ? [sameNull, { sql: `${x} >= ${lowest}`, params: [], order: byField }] : [sameNull];
+    }
+    const v = bindValue(after.value as Scalar);
+    // A plain range term plus a row value: SQLite seeks the (field, id) index to the cursor.
+    const beyond: KeysetRun = { sql: `${x} ${cmp}= ? AND (${x}, id) ${cmp} (?, ?)`, params: [v, v, after.id], order: byField };
+    return direction === 'desc' && !isSystemField(orderBy) ? [beyond, nulls] : [beyond];
+  }
+
+  /** The SELECTs a query runs, in order (see keysetRuns); exposed for EXPLAIN QUERY PLAN. */
+  querySql(project: ProjectId, collection: Collection, query: RecordQuery): Array<{ sql: string; params: SqlValue[] }> {
+    const table = recordTable(project, collection.name);
+    const where = compilePredicate(query.predicate, collection);
+    return this.keysetRuns(collection, query).map((run) => ({
+      sql: `SELECT id, version, created_at, updated_at, data FROM "${table}" WHERE ${where.sql} AND ${run.sql} ORDER BY ${run.order} LIMIT ?`,
+      params: [...where.params, ...run.params],
+    }));
+  }
+
+  async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
+    const rows: RecordRow[] = [];
+    for (const { sql, params } of this.querySql(project, collection, query)) {
+      if (rows.length >= query.limit) break;
+      const more = this.onTable(collection, () => this.db.prepare(sql).all(...params, query.limit - rows.length)) as RecordRow[];
+      rows.push(...more);
+    }
+    return rows.map(toRecord);
+  }
+
+  /** EXPLAIN QUERY PLAN of every SELECT of a query, one `detail` line per step. */
+  explain(project: ProjectId, collection: Collection, query: RecordQuery): string[] {
+    return this.querySql(project, collection, query).flatMap(({ sql, params }) => {
+      const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params, query.limit) as Array<{ detail: string }>;
+      return rows.map((r) => r.detail);
+    });
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The AccessPolicy seam (DESIGN.md §6) with an owner-only test policy: reads AND the residual
+ * with the client's where, a `false` residual is 403, a record outside the residual is 404 on
+ * get, writes ask canCreate / canUpdate / canDelete, and the secret key bypasses the policy.
+ */
+import request from 'supertest';
+import type { Request } from 'express';
+import { createLogger, INTERNAL_HEADERS, InvalidRequestError, signInternal, type KeyKind } from '@plinth/shared';
+import { createRecordsApp } from '../src/app';
+import type { AccessPolicy, AuthInfo } from '../src/domain/access-policy';
+import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
+
+const SECRET = 'x'.repeat(40);
+const PROJECT = 'seam-test';
+const BASE = `/v1/projects/${PROJECT}/collections`;
+
+const ownerPolicy: AccessPolicy = {
+  validateRules: (c) => {
+    if (c.rules.read === 'bad') throw new InvalidRequestError('Rule "read" does not compile.', { rule: 'read', position: 0 });
+  },
+  readFilter: (ctx) => (ctx.auth ? ['owner', '==', ctx.auth.uid] : false),
+  canCreate: (ctx, _c, data) => ctx.auth !== null && data.owner === ctx.auth.uid,
+  canUpdate: (ctx, _c, before, after) => ctx.auth !== null && before.owner === ctx.auth.uid && after.owner === ctx.auth.uid,
+  canDelete: (ctx, _c, record) => ctx.auth !== null && record.owner === ctx.auth.uid,
+};
+
+/** Test stand-in for the JWT verifier: the uid is the X-Db-User-Token itself. */
+async function authenticateUser(req: Request): Promise<AuthInfo | null> {
+  const token = req.get('x-db-user-token');
+  return token ? { uid: token, email: null, email_verified: false, claims: {}, exp: 2_000_000_000 } : null;
+}
+
+let store: SqliteRecordStore;
+let app: ReturnType<typeof createRecordsApp>;
+let n = 0;
+
+function as(keyKind: KeyKind, user?: string) {
+  const headers = (): { [k: string]: string } => {
+    const requestId = `req-${++n}`;
+    const h: { [k: string]: string } = {
+      [INTERNAL_HEADERS.project]: PROJECT,
+      [INTERNAL_HEADERS.keyKind]: keyKind,
+      [INTERNAL_HEADERS.requestId]: requestId,
+      [INTERNAL_HEADERS.credential]: signInternal(SECRET, { project: PROJECT, keyKind, requestId }),
+    };
+    if (user) h['x-db-user-token'] = user;
+    return h;
+  };
+  return {
+    get: (path: string) => request(app).get(`${BASE}${path}`).set(headers()),
+    post: (path: string, body: object) => request(app).post(`${BASE}${path}`).set(headers()).send(body),
+    patch: (path: string, body: object) => request(app).patch(`${BASE}${path}`).set(headers()).send(body),
+    delete: (path: string) => request(app).delete(`${BASE}${path}`).set(headers()),
+  };
+}
+
+const admin = as('secret');
+const u1 = as('public', 'u1');
+const u2 = as('public', 'u2');
+const anonymous = as('public');
+let mine: string;
+let theirs: string;
+
+beforeAll(async () => {
+  store = SqliteRecordStore.open(':memory:');
+  app = createRecordsApp({ logger: createLogger('test', 'silent'), internalSecret: SECRET, store, policy: ownerPolicy, authenticateUser });
+  await admin.post('', { name: 'notes', fields: { owner: { type: 'text', indexed: true }, body: { type: 'text' }, n: { type: 'integer' } } }).expect(201);
+  mine = (await admin.post('/notes/records', { data: { owner: 'u1', body: 'a', n: 1 } }).expect(201)).body.record.id;
+  await admin.post('/notes/records', { data: { owner: 'u1', body: 'b', n: 2 } }).expect(201);
+  theirs = (await admin.post('/notes/records', { data: { owner: 'u2', body: 'c', n: 3 } }).expect(201)).body.record.id;
+});
+afterAll(() => store.close());
+
+it('a query returns only records inside the residual, ANDed with the where', async () => {
+  const all = await u1.get('/notes/records');
+  expect(all.status).toBe(200);
+  expect(all.body.records.map((r: { body: string }) => r.body)).toEqual(['a', 'b']);
+  const filtered = await u1.get(`/notes/records?where=${encodeURIComponent(JSON.stringify([['n', '>', 1]]))}`);
+  expect(filtered.body.records.map((r: { body: string }) => r.body)).toEqual(['b']);
+  const widened = await u1.get(`/notes/records?where=${encodeURIComponent(JSON.stringify([['owner', '==', 'u2']]))}`);
+  expect(widened.body.records).toEqual([]);
+});
+
+it('a residual of false (no user) → 403 on query and get', async () => {
+  expect((await anonymous.get('/notes/records')).status).toBe(403);
+  expect((await anonymous.get(`/notes/records/${mine}`)).status).toBe(403);
+});
+
+it('get of a record outside the residual → 404, inside → 200', async () => {
+  expect((await u1.get(`/notes/records/${theirs}`)).status).toBe(404);
+  expect((await u1.get(`/notes/records/${mine}`)).body.record.body).toBe('a');
+});
+
+it('create asks canCreate', async () => {
+  expect((await u1.post('/notes/records', { data: { owner: 'u2', body: 'forged' } })).status).toBe(403);
+  expect((await u1.post('/notes/records', { data: { owner: 'u1', body: 'own' } })).status).toBe(201);
+  const forged = await admin.get(`/notes/records?where=${encodeURIComponent(JSON.stringify([['body', '==', 'forged']]))}`);
+  expect(forged.body.records).toEqual([]);
+});
+
+it('update asks canUpdate with the record before and after', async () => {
+  expect((await u1.patch(`/notes/records/${theirs}`, { data: { body: 'x' } })).status).toBe(403);
+  expect((await u1.patch(`/notes/records/${mine}`, { data: { owner: 'u2' } })).status).toBe(403);
+  const ok = await u1.patch(`/notes/records/${mine}`, { data: { body: 'a2' } });
+  expect(ok.status).toBe(200);
+  expect(ok.body.record).toMatchObject({ body: 'a2', version: 2 });
+  expect((await admin.get(`/notes/records/${theirs}`)).body.record.body).toBe('c');
+});
+
+it('delete asks canDelete', async () => {
+  const doomed = (await u2.post('/notes/records', { data: { owner: 'u2', body: 'temp' } }).expect(201)).body.record.id;
+  expect((await u1.delete(`/notes/records/${doomed}`)).status).toBe(403);
+  expect((await u2.delete(`/notes/records/${doomed}`)).status).toBe(200);
+});
+
+it('the secret key bypasses the policy', async () => {
+  const res = await admin.get('/notes/records?limit=100');
+  expect(res.body.records.map((r: { owner: string }) => r.owner)).toEqual(expect.arrayContaining(['u1', 'u2']));
+  expect((await admin.get(`/notes/records/${theirs}`)).status).toBe(200);
+});
+
+it('rules are validated by the policy when a collection is created or changed', async () => {
+  const created = await admin.post('', { name: 'badrules', fields: {}, rules: { read: 'bad' } });
+  expect(created.status).toBe(400);
+  expect(created.body.details).toEqual({ rule: 'read', position: 0 });
+  const patched = await admin.patch('/notes', { rules: { read: 'bad' } });
+  expect(patched.status).toBe(400);
+  expect((await admin.get('/notes')).body.collection.rules).toEqual({});
+});
+
+it('a public key lists collections but cannot create them', async () => {
+  expect((await anonymous.get('')).body.collections.map((c: { name: string }) => c.name)).toEqual(['notes']);
+  expect((await u1.post('', { name: 'mine', fields: {} })).status).toBe(403);
+});
+
+it('an Idempotency-Key replays only for the same caller', async () => {
+  const body = { data: { owner: 'u1', body: 'idem' } };
+  const first = await u1.post('/notes/records', body).set('Idempotency-Key', 'shared-key');
+  expect(first.status).toBe(201);
+  const again = await u1.post('/notes/records', body).set('Idempotency-Key', 'shared-key');
+  expect(again.body).toEqual(first.body);
+  const otherCaller = await admin.post('/notes/records', body).set('Idempotency-Key', 'shared-key');
+  expect(otherCaller.status).toBe(409);
+});

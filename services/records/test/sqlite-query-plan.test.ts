@@ -1,0 +1,95 @@
+/**
+ * Fields declared `indexed` or `unique` get real indexes, and queries on them do not scan the
+ * table: EXPLAIN QUERY PLAN shows an index SEARCH (equality, range, cursor) or an ordered walk of
+ * the index with no temporary sort (orderBy).
+ */
+import { asProjectId, type Collection, type Predicate } from '@plinth/shared';
+import type { KeysetPosition, SortDirection } from '../src/store/record-store';
+import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
+
+const P = asProjectId('plan-test');
+const T0 = '2026-01-01T00:00:00.000Z';
+const TASKS: Collection = {
+  name: 'tasks',
+  fields: {
+    owner: { type: 'text', indexed: true },
+    slug: { type: 'text', unique: true },
+    priority: { type: 'integer', indexed: true },
+    due: { type: 'timestamp', indexed: true },
+    note: { type: 'text' },
+  },
+  rules: {},
+  revision: 1,
+  created_at: T0,
+  updated_at: T0,
+};
+
+let store: SqliteRecordStore;
+beforeAll(async () => {
+  store = SqliteRecordStore.open(':memory:');
+  await store.createCollection(P, TASKS);
+});
+afterAll(() => store.close());
+
+function plan(predicate: Predicate, orderBy = 'created_at', direction: SortDirection = 'asc', after?: KeysetPosition): string {
+  return store.explain(P, TASKS, { predicate, orderBy, direction, limit: 21, ...(after ? { after } : {}) }).join('\n');
+}
+
+/** [label, predicate, orderBy, index searched]. Ranges are paired with an orderBy on their field. */
+const SEARCHES: Array<[string, Predicate, string, string]> = [
+  ['equality on an indexed field, default order', ['owner', '==', 'u1'], 'created_at', 'ic:'],
+  ['equality on an indexed field, by id', ['owner', '==', 'u1'], 'id', 'ix:'],
+  ['equality on a unique field', ['slug', '==', 'a'], 'created_at', 'ux:'],
+  ['range on an indexed integer', ['priority', '>', 3], 'priority', 'ix:'],
+  ['range on an indexed timestamp', ['due', '<', T0], 'due', 'ix:'],
+];
+
+it.each(SEARCHES)('%s is an index search with no sort', (_label, predicate, orderBy, indexPrefix) => {
+  const p = plan(predicate, orderBy, 'desc');
+  expect(p).toMatch(new RegExp(`SEARCH rec_plan-test_tasks USING INDEX ${indexPrefix}`));
+  expect(p).not.toMatch(/SCAN rec_plan-test_tasks/);
+  expect(p).not.toMatch(/TEMP B-TREE/);
+});
+
+it('in on an indexed field is an index search', () => {
+  const p = plan(['owner', 'in', ['u1', 'u2']], 'id');
+  expect(p).toMatch(/SEARCH rec_plan-test_tasks USING INDEX i[xc]:/);
+  expect(p).not.toMatch(/SCAN rec_plan-test_tasks/);
+});
+
+it.each(['asc', 'desc'] as const)('orderBy an indexed field %s walks the index without sorting', (direction) => {
+  const p = plan(true, 'priority', direction);
+  expect(p).toMatch(/USING INDEX ix:/);
+  expect(p).not.toMatch(/TEMP B-TREE/);
+});
+
+it('orderBy created_at (the default) walks its index without sorting', () => {
+  const p = plan(true, 'created_at', 'desc');
+  expect(p).toMatch(/USING INDEX sys:rec_plan-test_tasks:created_at/);
+  expect(p).not.toMatch(/TEMP B-TREE/);
+});
+
+const CURSORS: Array<[string, SortDirection, KeysetPosition]> = [
+  ['asc after a value', 'asc', { value: 3, id: 'rec_x' }],
+  ['desc after a value', 'desc', { value: 3, id: 'rec_x' }],
+  ['asc after a missing value', 'asc', { value: null, id: 'rec_x' }],
+  ['desc after a missing value', 'desc', { value: null, id: 'rec_x' }],
+];
+
+it.each(CURSORS)('a cursor on an indexed order field (%s) seeks into the index, never sorting', (_label, direction, after) => {
+  const p = plan(true, 'priority', direction, after);
+  expect(p).toMatch(/SEARCH rec_plan-test_tasks USING INDEX ix:/);
+  expect(p).not.toMatch(/SCAN rec_plan-test_tasks/);
+  expect(p).not.toMatch(/TEMP B-TREE/);
+});
+
+it.each(['asc', 'desc'] as const)('a cursor on created_at (%s) seeks into its index', (direction) => {
+  const p = plan(true, 'created_at', direction, { value: T0, id: 'rec_x' });
+  expect(p).toMatch(/SEARCH rec_plan-test_tasks USING INDEX sys:rec_plan-test_tasks:created_at/);
+  expect(p).not.toMatch(/TEMP B-TREE/);
+});
+
+it('a field that is not indexed is scanned (the check above can fail)', () => {
+  expect(plan(['note', '==', 'x'], 'id')).toMatch(/SCAN rec_plan-test_tasks/);
+  expect(plan(true, 'note')).toMatch(/TEMP B-TREE/);
+});
