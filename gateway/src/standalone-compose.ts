@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { loadConfig, type BuiltService } from '@plinth/shared';
+import { createMailQueueFromConfig, loadConfig, type BuiltService } from '@plinth/shared';
 import { buildRecordsService, recordsConfigSchema } from '@plinth/records';
 import { authConfigSchema, buildAuthService } from '@plinth/auth';
 import { buildMailerService, mailerConfigSchema } from '@plinth/mailer';
@@ -30,10 +30,21 @@ export async function composeStandalone(
   const internalSecret = config.PLINTH_INTERNAL_SECRET ?? randomBytes(32).toString('base64url');
   const serviceEnv = { ...env, PLINTH_INTERNAL_SECRET: internalSecret, PLINTH_DATA_DIR: config.PLINTH_DATA_DIR };
   const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR });
-  const opts = { logRequests: false };
-  const records = await buildRecordsService(loadConfig(recordsConfigSchema, serviceEnv), logger.child({ service: 'records' }), opts);
-  const auth = await buildAuthService(loadConfig(authConfigSchema, serviceEnv), logger.child({ service: 'auth' }), opts);
-  const mailer = await buildMailerService(loadConfig(mailerConfigSchema, serviceEnv), logger.child({ service: 'mailer' }), opts);
+  const logRequests = false;
+  const mailerConfig = loadConfig(mailerConfigSchema, serviceEnv);
+  // One queue: auth enqueues to it and the mailer consumes it (embedded outbox, or BullMQ on REDIS_URL).
+  const queue = createMailQueueFromConfig(mailerConfig, { logger: logger.child({ service: 'mail-queue' }), concurrency: mailerConfig.PLINTH_MAIL_CONCURRENCY });
+  const auth = await buildAuthService(loadConfig(authConfigSchema, serviceEnv), logger.child({ service: 'auth' }), { logRequests, outbox: queue });
+  // Records verifies user tokens with the in-process auth service's keys and revocation list.
+  const records = await buildRecordsService(loadConfig(recordsConfigSchema, serviceEnv), logger.child({ service: 'records' }), {
+    logRequests,
+    userTokens: { jwks: (project) => auth.keys.jwks(project), revocations: auth.revocations },
+  });
+  const mailer = await buildMailerService(mailerConfig, logger.child({ service: 'mailer' }), {
+    logRequests,
+    queue,
+    mailSettings: { forProject: async (project) => auth.settings.get(project) },
+  });
   const gateway = createGatewayApp({
     store,
     upstreams: {
@@ -55,6 +66,7 @@ export async function composeStandalone(
     services,
     close: async () => {
       for (const s of services) await s.close();
+      await queue.close();
       await store.close();
     },
   };

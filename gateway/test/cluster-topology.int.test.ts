@@ -11,7 +11,7 @@ describe('cluster topology: gateway and services as separate processes', () => {
   });
 
   it('runs every process with its own health endpoint', async () => {
-    expect(c.processes.map((p) => p.name)).toEqual(['records-0', 'records-1', 'auth-0', 'mailer-0', 'gateway']);
+    expect(c.processes.map((p) => p.name)).toEqual(['auth-0', 'records-0', 'records-1', 'mailer-0', 'gateway']);
     for (const p of c.processes) {
       expect((await fetch(`${p.url}/healthz`)).status).toBe(200);
       expect((await fetch(`${p.url}/readyz`)).status).toBe(200);

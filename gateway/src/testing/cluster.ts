@@ -113,10 +113,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const processes: RunningProcess[] = [];
   const urls: Record<ClusterService, string[]> = { records: [], auth: [], mailer: [] };
   try {
-    for (const svc of ['records', 'auth', 'mailer'] as const) {
+    // Auth first: records (JWKS for user tokens) and the mailer (mail settings) call it.
+    for (const svc of ['auth', 'records', 'mailer'] as const) {
       const n = opts.replicas?.[svc] ?? 1;
+      const callsAuth = svc === 'auth' ? {} : { AUTH_URL: urls.auth.join(',') };
       for (let i = 0; i < n; i++) {
-        const p = await startProcess(`${svc}-${i}`, ENTRY[svc], { ...base, ...opts.serviceEnv?.[svc] });
+        const p = await startProcess(`${svc}-${i}`, ENTRY[svc], { ...base, ...callsAuth, ...opts.serviceEnv?.[svc] });
         processes.push(p);
         urls[svc].push(p.url);
       }

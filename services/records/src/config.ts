@@ -9,6 +9,10 @@ export interface RecordsConfig {
   LOG_LEVEL: string;
   /** When set, records live in MongoDB; otherwise in `${PLINTH_DATA_DIR}/records.db` (SQLite). */
   MONGO_URL?: string;
+  /** Cluster: the auth service, whose JWKS verifies `X-Db-User-Token`. */
+  AUTH_URL?: string;
+  /** Cluster: the Redis the auth service writes session revocations to. */
+  REDIS_URL?: string;
 }
 
 export const recordsConfigSchema = Joi.object<RecordsConfig>({
@@ -17,4 +21,6 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   PLINTH_DATA_DIR: commonConfig.dataDir,
   LOG_LEVEL: commonConfig.logLevel,
   MONGO_URL: commonConfig.mongoUrl.optional(),
+  AUTH_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  REDIS_URL: commonConfig.redisUrl,
 });

@@ -3,18 +3,26 @@ import type { Logger } from 'pino';
 import type { BuiltService } from '@plinth/shared';
 import { createRecordsApp } from './app';
 import type { RecordsConfig } from './config';
+import { Redis } from 'ioredis';
 import type { AccessPolicy } from './domain/access-policy';
-import { secretOnlyPolicy } from './domain/secret-only-policy';
+import { createRulesPolicy } from './rules/policy';
 import type { AuthenticateUser } from './routes/records-routes';
+import { userTokenAuthenticator, userTokenSourcesFromConfig, type UserTokenSources } from './user-tokens';
 import { MongoRecordStore } from './store/mongo/mongo-record-store';
 import type { RecordStore } from './store/record-store';
 import { SqliteRecordStore } from './store/sqlite/sqlite-record-store';
 
 export interface RecordsServiceOptions {
   logRequests?: boolean;
-  /** Defaults to secretOnlyPolicy (public keys may only list collections). */
+  /** Defaults to the security rules engine (DESIGN.md §6). */
   policy?: AccessPolicy;
+  /** Overrides user-token verification entirely (tests). */
   authenticateUser?: AuthenticateUser;
+  /**
+   * Standalone mode passes the in-process auth service's JWKS and revocation list. Default: from
+   * configuration (AUTH_URL, REDIS_URL).
+   */
+  userTokens?: UserTokenSources;
 }
 
 /** MongoDB when MONGO_URL is set, else the SQLite file `${PLINTH_DATA_DIR}/records.db`. */
@@ -30,13 +38,24 @@ export async function buildRecordsService(
   opts: RecordsServiceOptions = {},
 ): Promise<BuiltService> {
   const store = await openRecordStore(config);
+  const redis = !opts.userTokens && config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
+  const sources = opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
+  const policy =
+    opts.policy ?? createRulesPolicy({ onRuleFailure: (info) => logger.warn({ rule: info }, 'stored rule no longer valid; denying') });
   const app = createRecordsApp({
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
     logRequests: opts.logRequests,
     store,
-    policy: opts.policy ?? secretOnlyPolicy,
-    authenticateUser: opts.authenticateUser,
+    policy,
+    authenticateUser: opts.authenticateUser ?? userTokenAuthenticator(sources),
   });
-  return { name: 'records', app, close: () => store.close() };
+  return {
+    name: 'records',
+    app,
+    close: async () => {
+      await store.close();
+      redis?.disconnect();
+    },
+  };
 }

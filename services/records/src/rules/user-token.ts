@@ -12,7 +12,6 @@ export interface Jwk {
   crv?: string;
   x?: string;
   y?: string;
-  [member: string]: unknown;
 }
 
 export interface Jwks {

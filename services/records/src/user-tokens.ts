@@ -1,0 +1,54 @@
+import type { Request } from 'express';
+import type { Redis } from 'ioredis';
+import {
+  INTERNAL_HEADERS,
+  InternalClient,
+  RedisRevocationChecker,
+  UnavailableError,
+  asProjectId,
+  type ProjectId,
+  type RevocationChecker,
+} from '@plinth/shared';
+import { createProjectTokenVerifiers, type Jwks } from './rules/user-token';
+import { USER_TOKEN_HEADER } from './rules/access-context';
+import type { AuthenticateUser } from './routes/records-routes';
+
+/** Where the records service gets what it needs to verify `X-Db-User-Token`. */
+export interface UserTokenSources {
+  /** A project's public signing keys (the auth service's jwks.json). */
+  jwks: (project: ProjectId) => Promise<Jwks>;
+  /** Sessions revoked by sign-out, disable, delete or reset; checked on every request. */
+  revocations?: RevocationChecker;
+}
+
+/**
+ * Cluster mode: JWKS from the auth service over a signed internal call (AUTH_URL), revocations
+ * from the Redis keys the auth service writes (REDIS_URL). Without AUTH_URL, a request carrying a
+ * user token answers 503: the service cannot verify it.
+ */
+export function userTokenSourcesFromConfig(opts: { authUrl?: string; internalSecret: string; redis?: Redis | null }): UserTokenSources {
+  const client = opts.authUrl ? new InternalClient({ baseUrl: opts.authUrl, internalSecret: opts.internalSecret }) : null;
+  return {
+    jwks: async (project) => {
+      if (!client) throw new UnavailableError('User tokens cannot be verified: the records service has no AUTH_URL.');
+      return client.getJson<Jwks>(project, 'none', `/v1/projects/${project}/auth/jwks.json`);
+    },
+    revocations: opts.redis ? new RedisRevocationChecker(opts.redis) : undefined,
+  };
+}
+
+/** Turns a request's `X-Db-User-Token` into the verified user (null without the header). */
+export function userTokenAuthenticator(sources: UserTokenSources): AuthenticateUser {
+  const revocations = sources.revocations;
+  const verifiers = createProjectTokenVerifiers({
+    jwks: (project) => sources.jwks(asProjectId(project)),
+    isRevoked: revocations ? (project, sid, iat) => revocations.isRevoked(asProjectId(project), sid, iat) : undefined,
+  });
+  return async (req: Request) => {
+    const raw = req.headers[USER_TOKEN_HEADER];
+    const token = Array.isArray(raw) ? raw[0] : raw;
+    if (token === undefined) return null;
+    // The project header was verified by the chassis' internal-auth middleware.
+    return verifiers.verify(String(req.headers[INTERNAL_HEADERS.project]), token.trim());
+  };
+}
