@@ -1,54 +1,8 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-
-const ROOT = path.resolve(__dirname, '../..');
-// Built by test/global-setup.js before any suite runs.
-const ENTRY = path.join(ROOT, 'gateway/dist/standalone.js');
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  operatorKey: string;
-  publicKey: string;
-  secretKey: string;
-  output: () => string;
-}
-
-/** Runs the standalone entry (what `npm start` runs after building) and reads the banner it prints. */
-async function start(dataDir: string): Promise<Started> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-  delete env.PLINTH_ADMIN_KEY;
-  const child = spawn(process.execPath, [ENTRY], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + 30_000;
-  while (!/Try it:/.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`standalone did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const grab = (re: RegExp) => {
-    const m = re.exec(out);
-    if (!m) throw new Error(`banner lacks ${re}:\n${out}`);
-    return m[1]!;
-  };
-  return {
-    child,
-    url: grab(/running \(standalone\) at (http:\/\/\S+)/),
-    operatorKey: grab(/operator key:\s+(adm_\S+)/),
-    publicKey: grab(/public key:\s+(pk_\S+)/),
-    secretKey: grab(/secret key:\s+(sk_\S+)/),
-    output: () => out,
-  };
-}
-
-async function stop(s: Started): Promise<number | null> {
-  const exited = new Promise<number | null>((r) => s.child.once('exit', (code) => r(code)));
-  s.child.kill('SIGTERM');
-  return exited;
-}
+import { STANDALONE_ENTRY as ENTRY, startStandalone as start, stopStandalone as stop } from '../src/testing/standalone-process';
 
 describe('npm start (standalone mode) as a process', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-start-'));
