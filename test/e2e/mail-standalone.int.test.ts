@@ -25,13 +25,15 @@ interface OutboxRow {
   id: string;
   state: string;
   attempts_made: number;
+  /** When the job is next due, ms since the epoch. */
+  run_at: number;
 }
 
 /** The embedded outbox as the process keeps it (a read-only look at `mailer.db`). */
 function outbox(dataDir: string): OutboxRow[] {
   const db = new Database(path.join(dataDir, 'mailer.db'), { readonly: true });
   try {
-    return db.prepare('SELECT id, state, attempts_made FROM mail_outbox ORDER BY id').all() as OutboxRow[];
+    return db.prepare('SELECT id, state, attempts_made, run_at FROM mail_outbox ORDER BY id').all() as OutboxRow[];
   } finally {
     db.close();
   }
@@ -107,13 +109,15 @@ describe('restarting the standalone process with mail still queued', () => {
     expect(await stopStandalone(s, 'SIGTERM')).toBe(0);
 
     // Run 2: one more mail, then the process is killed outright. It is killed between attempts,
-    // with every job waiting for its retry: a job killed mid-attempt stays leased for 30 s first.
+    // with every job waiting for a retry not due for a while: a job killed mid-attempt would stay
+    // leased (30 s) before the next run takes it again.
     s = await startStandalone(dataDir, env);
     p = demo(s);
     expect((await projectCall(p, 'POST', '/auth/password/forgot', { key: p.publicKey, body: { email: 'ada@example.com' } })).status).toBe(200);
     await waitFor('every job to wait for a retry', () => {
       const rows = outbox(dataDir);
-      return rows.length === 4 && rows.every((r) => r.state === 'waiting' && r.attempts_made >= 1);
+      const soon = Date.now() + 300;
+      return rows.length === 4 && rows.every((r) => r.state === 'waiting' && r.attempts_made >= 1 && r.run_at > soon);
     });
     await stopStandalone(s, 'SIGKILL');
     expect(smtp.messages).toEqual([]);
