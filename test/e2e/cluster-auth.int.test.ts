@@ -1,7 +1,8 @@
+import { waitFor } from '@plinth/shared/testing/wait-for';
 import { startCluster, type Cluster } from '../../gateway/src/testing/cluster';
 import { SmtpCapture } from '../../services/mailer/test/support/smtp-capture';
 import { call, enableAuth, projectCall, type ProjectAccess, type SessionBody, type UserBody } from './support/api';
-import { PASSWORD } from './support/mail-flows';
+import { capturedFor, PASSWORD } from './support/mail-flows';
 import { REDIS_URL, redisRun } from './support/redis-run';
 
 /**
@@ -205,6 +206,11 @@ describe('auth across replicas: 2 auth and 2 records processes behind the gatewa
     expect(await statuses(2, () => me(s.access_token))).toEqual([401, 401]);
     expect(await statuses(2, async () => readNote(id, s.access_token))).toEqual([401, 401]);
     expect(await statuses(2, () => signIn(email))).toEqual([401, 401]);
+
+    // An admin can still send the disabled user a reset mail; it goes through the shared queue.
+    const sendReset = await projectCall(p, 'POST', `/auth/users/${s.user.id}/send-reset`, { key: p.secretKey });
+    expect(sendReset).toEqual({ status: 200, body: { sent: true } });
+    await waitFor('the reset mail', () => capturedFor(smtp, email, 'reset').length === 1);
 
     const del = await projectCall(p, 'DELETE', `/auth/users/${s.user.id}`, { key: p.secretKey });
     expect(del).toEqual({ status: 200, body: { deleted: true } });
