@@ -1,4 +1,4 @@
-import { createLogger, exitOnConfigError, installProcessHandlers, loadConfig, serve } from '@plinth/shared';
+import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
 import { createGatewayApp } from './app';
 import { gatewayConfigSchema, parseOrigins, parseUrlList, type GatewayConfig } from './config';
 import { createProjectStore } from './store/from-config';
@@ -6,12 +6,7 @@ import { proxyUpstream } from './upstreams';
 
 /** Cluster mode: the gateway as its own process, proxying to the services' URLs. */
 async function main(): Promise<void> {
-  let config: GatewayConfig;
-  try {
-    config = loadConfig(gatewayConfigSchema);
-  } catch (err) {
-    exitOnConfigError(err);
-  }
+  const config: GatewayConfig = loadConfigOrExit(gatewayConfigSchema);
   const logger = createLogger('gateway', config.LOG_LEVEL);
   const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR });
   const upstreams = {

@@ -36,6 +36,15 @@ export function exitOnConfigError(err: unknown): never {
   throw err;
 }
 
+/** For `main.ts` files: the validated config, or a message naming the bad variables and exit 1. */
+export function loadConfigOrExit<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv = process.env): T {
+  try {
+    return loadConfig(schema, env);
+  } catch (err) {
+    exitOnConfigError(err);
+  }
+}
+
 /** Fragments reused by the services' schemas. */
 export const commonConfig = {
   port: (fallback: number) => Joi.number().integer().min(0).max(65535).default(fallback),
