@@ -1,4 +1,4 @@
-import { createLogger, exitOnConfigError, installProcessHandlers, loadConfig, serve } from '@plinth/shared';
+import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
 import { createGatewayApp } from './app';
 import { gatewayConfigSchema, parseOrigins, parseUrlList, type GatewayConfig } from './config';
 import { createProjectStore } from './store/from-config';
@@ -6,24 +6,18 @@ import { proxyUpstream } from './upstreams';
 
 /** Cluster mode: the gateway as its own process, proxying to the services' URLs. */
 async function main(): Promise<void> {
-  let config: GatewayConfig;
-  try {
-    config = loadConfig(gatewayConfigSchema);
-  } catch (err) {
-    exitOnConfigError(err);
-  }
+  const config: GatewayConfig = loadConfigOrExit(gatewayConfigSchema);
   const logger = createLogger('gateway', config.LOG_LEVEL);
   const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR });
   const upstreams = {
-    records: proxyUpstream('records', parseUrlList(config.RECORDS_URL), logger),
-    auth: proxyUpstream('auth', parseUrlList(config.AUTH_URL), logger),
-    mailer: proxyUpstream('mailer', parseUrlList(config.MAILER_URL), logger),
+    records: proxyUpstream('records', parseUrlList(config.RECORDS_URL), logger, config.PLINTH_INTERNAL_SECRET),
+    auth: proxyUpstream('auth', parseUrlList(config.AUTH_URL), logger, config.PLINTH_INTERNAL_SECRET),
+    mailer: proxyUpstream('mailer', parseUrlList(config.MAILER_URL), logger, config.PLINTH_INTERNAL_SECRET),
   };
   const { app } = createGatewayApp({
     store,
     upstreams,
     adminKey: config.PLINTH_ADMIN_KEY,
-    internalSecret: config.PLINTH_INTERNAL_SECRET,
     logger,
     corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,

@@ -1,16 +1,11 @@
-import { createLogger, exitOnConfigError, installProcessHandlers, loadConfig, serve } from '@plinth/shared';
+import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
 import { ensureDemoProject, resolveAdminKey } from './bootstrap';
 import { standaloneConfigSchema, type StandaloneConfig } from './config';
 import { composeStandalone } from './standalone-compose';
 
 /** `npm start`: gateway and every service in one process, SQLite under PLINTH_DATA_DIR. */
 async function main(): Promise<void> {
-  let config: StandaloneConfig;
-  try {
-    config = loadConfig(standaloneConfigSchema);
-  } catch (err) {
-    exitOnConfigError(err);
-  }
+  const config: StandaloneConfig = loadConfigOrExit(standaloneConfigSchema);
   const logger = createLogger('plinth', config.LOG_LEVEL);
   const admin = resolveAdminKey(config.PLINTH_DATA_DIR, config.PLINTH_ADMIN_KEY);
   const plinth = await composeStandalone({ ...config, PLINTH_ADMIN_KEY: admin.key }, process.env, logger);

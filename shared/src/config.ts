@@ -36,6 +36,15 @@ export function exitOnConfigError(err: unknown): never {
   throw err;
 }
 
+/** For `main.ts` files: the validated config, or a message naming the bad variables and exit 1. */
+export function loadConfigOrExit<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv = process.env): T {
+  try {
+    return loadConfig(schema, env);
+  } catch (err) {
+    exitOnConfigError(err);
+  }
+}
+
 /** Fragments reused by the services' schemas. */
 export const commonConfig = {
   port: (fallback: number) => Joi.number().integer().min(0).max(65535).default(fallback),
@@ -46,4 +55,8 @@ export const commonConfig = {
   dataDir: Joi.string().default('./data'),
   mongoUrl: Joi.string().uri({ scheme: ['mongodb', 'mongodb+srv'] }),
   redisUrl: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
+  /** One or more comma-separated http(s) URLs: the replicas of another service. */
+  urlList: Joi.string()
+    .pattern(/^https?:\/\/[^,\s]+(,\s*https?:\/\/[^,\s]+)*$/)
+    .messages({ 'string.pattern.base': '{{#label}} must be one or more comma-separated http(s) URLs' }),
 };

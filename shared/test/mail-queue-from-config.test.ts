@@ -1,28 +1,37 @@
-import Joi from 'joi';
-import { BullMqMailQueue, createMailQueueFromConfig, loadConfig, mailQueueConfigKeys, newId } from '@plinth/shared';
-import { testMailJob } from '@plinth/shared/testing/mail-job';
+import { Redis } from 'ioredis';
+import { newId } from '../src/ids';
+import { createMailQueueFromConfig } from '../src/mail-queue/from-config';
+import type { MailQueue } from '../src/mail-queue/mail-queue';
+import { testMailJob } from '../src/testing/mail-job';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const schema = Joi.object(mailQueueConfigKeys);
 
-describe('PLINTH_MAIL_QUEUE (the BullMQ queue name from the environment)', () => {
-  it('puts jobs on the named queue, where a consumer of that name finds them', async () => {
-    const name = newId('test-cfg-');
-    const config = loadConfig(schema, { REDIS_URL, PLINTH_MAIL_QUEUE: name });
-    const producer = createMailQueueFromConfig(config);
-    const sameName = new BullMqMailQueue({ redisUrl: REDIS_URL, queueName: name, attempts: 1, backoffMs: 10 });
-    try {
-      await producer.enqueue(testMailJob());
-      expect((await sameName.counts()).waiting).toBe(1);
-    } finally {
-      await sameName.obliterate();
-      await sameName.close();
-      await producer.close();
-    }
+describe('createMailQueueFromConfig: PLINTH_MAIL_QUEUE', () => {
+  const opened: MailQueue[] = [];
+  const open = (name?: string) => {
+    const q = createMailQueueFromConfig({
+      REDIS_URL,
+      PLINTH_DATA_DIR: '/nonexistent',
+      PLINTH_MAIL_ATTEMPTS: 1,
+      PLINTH_MAIL_BACKOFF_MS: 10,
+      PLINTH_MAIL_POLL_MS: 10,
+      PLINTH_MAIL_QUEUE: name,
+    });
+    opened.push(q);
+    return q;
+  };
+  const name = `test-${newId('q')}`;
+  afterAll(async () => {
+    for (const q of opened) await q.close();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`bull:${name}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
   });
 
-  it('is optional, and a name BullMQ cannot use is refused naming the variable', () => {
-    expect(loadConfig(schema, {}).PLINTH_MAIL_QUEUE).toBeUndefined();
-    expect(() => loadConfig(schema, { PLINTH_MAIL_QUEUE: 'a:b' })).toThrow(/PLINTH_MAIL_QUEUE/);
+  it('puts producers and consumers of the same name on one queue, and keeps other names apart', async () => {
+    await open(name).enqueue(testMailJob());
+    expect((await open(name).counts()).waiting).toBe(1);
+    expect((await open(`${name}-other`).counts()).waiting).toBe(0);
   });
 });

@@ -1,5 +1,4 @@
 import { benchAuthFlows } from './auth-flows';
-import { benchGatewayPath } from './gateway-path';
 import { benchRecords } from './records';
 
 /**
@@ -8,7 +7,6 @@ import { benchRecords } from './records';
  * BENCH_SECONDS sets the duration of each load (default 5).
  */
 const SCENARIOS: Array<[string, () => Promise<string>]> = [
-  ['gateway-path', benchGatewayPath],
   ['records', benchRecords],
   ['auth-flows', benchAuthFlows],
 ];

@@ -113,13 +113,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const processes: RunningProcess[] = [];
   const urls: Record<ClusterService, string[]> = { records: [], auth: [], mailer: [] };
   try {
-    // Auth first: records (JWKS for user tokens) and the mailer (mail settings) call it. Their
-    // AUTH_URL is one address (in a deployment, the auth Service's); here replica i of each gets
-    // auth replica i mod n, so with several auth replicas both are called.
+    // Auth first: records (JWKS for user tokens) and the mailer (mail settings) call it.
     for (const svc of ['auth', 'records', 'mailer'] as const) {
       const n = opts.replicas?.[svc] ?? 1;
+      const callsAuth = svc === 'auth' ? {} : { AUTH_URL: urls.auth.join(',') };
       for (let i = 0; i < n; i++) {
-        const callsAuth = svc === 'auth' ? {} : { AUTH_URL: urls.auth[i % urls.auth.length]! };
         const p = await startProcess(`${svc}-${i}`, ENTRY[svc], { ...base, ...callsAuth, ...opts.serviceEnv?.[svc] });
         processes.push(p);
         urls[svc].push(p.url);

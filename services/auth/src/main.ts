@@ -1,14 +1,9 @@
-import { createLogger, exitOnConfigError, installProcessHandlers, loadConfig, serve } from '@plinth/shared';
+import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
 import { authConfigSchema, type AuthConfig } from './config';
 import { buildAuthService } from './service';
 
 async function main(): Promise<void> {
-  let config: AuthConfig;
-  try {
-    config = loadConfig(authConfigSchema);
-  } catch (err) {
-    exitOnConfigError(err);
-  }
+  const config: AuthConfig = loadConfigOrExit(authConfigSchema);
   const logger = createLogger('auth', config.LOG_LEVEL);
   const service = await buildAuthService(config, logger, { behindGatewayProxy: true });
   const served = await serve(service.app, { port: config.PORT, logger, onShutdown: service.close });

@@ -1,14 +1,9 @@
-import { createLogger, exitOnConfigError, installProcessHandlers, loadConfig, serve } from '@plinth/shared';
+import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
 import { mailerConfigSchema, type MailerConfig } from './config';
 import { buildMailerService } from './service';
 
 async function main(): Promise<void> {
-  let config: MailerConfig;
-  try {
-    config = loadConfig(mailerConfigSchema);
-  } catch (err) {
-    exitOnConfigError(err);
-  }
+  const config: MailerConfig = loadConfigOrExit(mailerConfigSchema);
   const logger = createLogger('mailer', config.LOG_LEVEL);
   const service = await buildMailerService(config, logger);
   const served = await serve(service.app, { port: config.PORT, logger, onShutdown: service.close });

@@ -1,14 +1,9 @@
-import { createLogger, exitOnConfigError, installProcessHandlers, loadConfig, serve } from '@plinth/shared';
+import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
 import { recordsConfigSchema, type RecordsConfig } from './config';
 import { buildRecordsService } from './service';
 
 async function main(): Promise<void> {
-  let config: RecordsConfig;
-  try {
-    config = loadConfig(recordsConfigSchema);
-  } catch (err) {
-    exitOnConfigError(err);
-  }
+  const config: RecordsConfig = loadConfigOrExit(recordsConfigSchema);
   const logger = createLogger('records', config.LOG_LEVEL);
   const service = await buildRecordsService(config, logger);
   const served = await serve(service.app, { port: config.PORT, logger, onShutdown: service.close });

@@ -22,8 +22,8 @@ export interface MailQueueConfig {
   /** Embedded outbox: longest wait between looks for due jobs, in ms. */
   PLINTH_MAIL_POLL_MS: number;
   /**
-   * BullMQ queue name (default MAIL_QUEUE_NAME). Auth and the mailer must agree; a separate name
-   * keeps test runs or deployments that share one Redis apart. Renaming it strands queued jobs.
+   * BullMQ queue name; default MAIL_QUEUE_NAME. Producers and consumers must agree: changing it
+   * strands jobs queued under the old name. Lets several deployments (or test runs) share a Redis.
    */
   PLINTH_MAIL_QUEUE?: string;
 }
@@ -34,7 +34,7 @@ export const mailQueueConfigKeys = {
   PLINTH_MAIL_ATTEMPTS: Joi.number().integer().min(1).max(25).default(5),
   PLINTH_MAIL_BACKOFF_MS: Joi.number().integer().min(1).max(3_600_000).default(5000),
   PLINTH_MAIL_POLL_MS: Joi.number().integer().min(5).max(60_000).default(1000),
-  PLINTH_MAIL_QUEUE: Joi.string().pattern(/^[A-Za-z0-9_-]{1,100}$/),
+  PLINTH_MAIL_QUEUE: Joi.string().pattern(/^[A-Za-z0-9_.-]{1,100}$/),
 };
 
 /** The file of the embedded outbox (shared with the mailer's dev mailbox). */
@@ -45,8 +45,7 @@ export function mailerDatabaseFile(dataDir: string): string {
 /**
  * Builds the MailQueue the configuration asks for. In standalone mode build it ONCE and hand the
  * same instance to auth (producer) and the mailer (consumer); in cluster mode each process builds
- * its own and BullMQ connects them. The queue name is `opts.queueName`, else PLINTH_MAIL_QUEUE, else
- * MAIL_QUEUE_NAME. The caller owns the queue and closes it. `concurrency` only
+ * its own and BullMQ connects them. The caller owns the queue and closes it. `concurrency` only
  * matters to the consumer (jobs delivered at once by this process).
  */
 export function createMailQueueFromConfig(
