@@ -1,7 +1,12 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Two projects:
+ * - `standalone`: every suite, services in-process (the default topology of the test harness).
+ * - `cluster`: the API suites again, with PLINTH_TEST_TOPOLOGY=cluster, so the harness runs each
+ *   service as its own process (two replicas of records and auth, Redis sessions, BullMQ) behind
+ *   a gateway process (issue 7). test/global-setup.js builds dist/ once before both.
+ */
+const common = {
   testEnvironment: 'node',
-  testMatch: ['**/?(*.)test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
   moduleNameMapper: {
@@ -14,5 +19,25 @@ module.exports = {
     '^@plinth/gateway/(.*)$': '<rootDir>/gateway/src/$1',
   },
   testTimeout: 30000,
+};
+
+/** The suites that reach Plinth only through the harness' gateway, so they run in both topologies. */
+const CLUSTER_SUITES = [
+  '<rootDir>/gateway/test/gateway.int.test.ts',
+  '<rootDir>/services/records/test/api/**/*.test.ts',
+];
+
+/** @type {import('jest').Config} */
+module.exports = {
   globalSetup: '<rootDir>/test/global-setup.js',
+  testTimeout: 30000,
+  projects: [
+    { ...common, displayName: 'standalone', testMatch: ['<rootDir>/**/?(*.)test.ts'] },
+    {
+      ...common,
+      displayName: 'cluster',
+      testMatch: CLUSTER_SUITES,
+      setupFiles: ['<rootDir>/test/cluster-topology.setup.js'],
+    },
+  ],
 };

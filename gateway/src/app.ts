@@ -11,7 +11,6 @@ import {
   httpLogger,
   notFoundHandler,
   requestId,
-  signInternal,
   INTERNAL_HEADERS,
   type KeyKind,
 } from '@plinth/shared';
@@ -28,7 +27,6 @@ export interface GatewayOptions {
   store: ProjectStore;
   upstreams: Record<ServiceName, Upstream>;
   adminKey: string;
-  internalSecret: string;
   logger: Logger;
   /** `*` or a list of allowed origins. */
   corsOrigins: '*' | string[];
@@ -105,14 +103,8 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
       if (!(await opts.store.getProject(route.project))) throw new NotFoundError('Unknown project.');
       keyKind = 'none';
     }
-    const requestIdValue = String(req.headers['x-request-id']);
     req.headers[INTERNAL_HEADERS.project] = route.project;
     req.headers[INTERNAL_HEADERS.keyKind] = keyKind;
-    req.headers[INTERNAL_HEADERS.credential] = signInternal(opts.internalSecret, {
-      project: route.project,
-      keyKind,
-      requestId: requestIdValue,
-    });
     opts.upstreams[route.service].handle(req, res, next);
   });
 

@@ -1,9 +1,7 @@
 import Joi from 'joi';
 import { commonConfig } from '@plinth/shared';
 
-const urlList = Joi.string().pattern(/^https?:\/\/[^,\s]+(,\s*https?:\/\/[^,\s]+)*$/).messages({
-  'string.pattern.base': '{{#label}} must be one or more comma-separated http(s) URLs',
-});
+const urlList = commonConfig.urlList;
 
 const shared = {
   PLINTH_DATA_DIR: commonConfig.dataDir,

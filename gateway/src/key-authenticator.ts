@@ -1,5 +1,6 @@
 import { UnauthorizedError, type ProjectId } from '@plinth/shared';
-import { hashKey, looksLikeProjectKey, safeEqual } from './keys';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { looksLikeProjectKey } from './keys';
 import type { ApiKeyKind, ApiKeyRecord, ProjectStore } from './store/project-store';
 
 interface CacheEntry {
@@ -14,8 +15,9 @@ export interface KeyAuthenticatorOptions {
 }
 
 /**
- * Authenticates project keys (DESIGN.md §4): looks the key up by its SHA-256, compares in
- * constant time, and checks it belongs to the project in the path. Lookups are cached briefly;
+ * Authenticates project keys (DESIGN.md §4): looks the key up by its SHA-256, compares the stored
+ * hash in constant time, and checks it belongs to the project in the path. Lookups are cached
+ * briefly, keyed by the presented credential, so a hit costs no hashing;
  * the operator API calls `forget` so a revoked key stops working immediately on this gateway
  * (other gateway replicas: within cacheTtlMs).
  */
@@ -33,20 +35,17 @@ export class KeyAuthenticator {
   /** The stored key for this credential, or null. Never throws for bad input. */
   async lookup(credential: string): Promise<ApiKeyRecord | null> {
     if (!looksLikeProjectKey(credential)) return null;
-    const hash = hashKey(credential);
     const now = Date.now();
-    const hit = this.cache.get(hash);
-    let key: ApiKeyRecord | null;
-    if (hit && hit.expires > now) {
-      key = hit.key;
-    } else {
-      key = await this.store.findKeyByHash(hash);
-      if (this.opts.cacheTtlMs > 0) {
-        if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
-        this.cache.set(hash, { key, expires: now + this.opts.cacheTtlMs });
-      }
+    const hit = this.cache.get(credential);
+    if (hit && hit.expires > now) return hit.key;
+    const digest = createHash('sha256').update(credential).digest();
+    const stored = await this.store.findKeyByHash(digest.toString('hex'));
+    const key = stored && timingSafeEqual(Buffer.from(stored.hash, 'hex'), digest) ? stored : null;
+    if (this.opts.cacheTtlMs > 0) {
+      if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(credential, { key, expires: now + this.opts.cacheTtlMs });
     }
-    return key && safeEqual(key.hash, hash) ? key : null;
+    return key;
   }
 
   /** The key kind, or throws 401 for a missing, unknown or other project's key. */

@@ -15,15 +15,14 @@ async function main(): Promise<void> {
   const logger = createLogger('gateway', config.LOG_LEVEL);
   const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR });
   const upstreams = {
-    records: proxyUpstream('records', parseUrlList(config.RECORDS_URL), logger),
-    auth: proxyUpstream('auth', parseUrlList(config.AUTH_URL), logger),
-    mailer: proxyUpstream('mailer', parseUrlList(config.MAILER_URL), logger),
+    records: proxyUpstream('records', parseUrlList(config.RECORDS_URL), logger, config.PLINTH_INTERNAL_SECRET),
+    auth: proxyUpstream('auth', parseUrlList(config.AUTH_URL), logger, config.PLINTH_INTERNAL_SECRET),
+    mailer: proxyUpstream('mailer', parseUrlList(config.MAILER_URL), logger, config.PLINTH_INTERNAL_SECRET),
   };
   const { app } = createGatewayApp({
     store,
     upstreams,
     adminKey: config.PLINTH_ADMIN_KEY,
-    internalSecret: config.PLINTH_INTERNAL_SECRET,
     logger,
     corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,

@@ -53,7 +53,6 @@ export async function composeStandalone(
       mailer: inProcessUpstream(mailer.app),
     },
     adminKey: config.PLINTH_ADMIN_KEY,
-    internalSecret,
     logger,
     corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,

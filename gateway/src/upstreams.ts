@@ -2,32 +2,50 @@ import http from 'node:http';
 import type { RequestHandler, Request, Response, NextFunction } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
-import { UnavailableError } from '@plinth/shared';
+import { INTERNAL_HEADERS, UnavailableError, markInProcess, signInternal, type KeyKind } from '@plinth/shared';
 
 /** Where the gateway sends a service's requests: the same interface for both transports. */
 export interface Upstream {
   readonly kind: 'in-process' | 'proxy';
+  /**
+   * Forwards a request whose identity headers (project, key kind, request id) the gateway has
+   * set. The transport adds what proves them to the service.
+   */
   handle(req: Request, res: Response, next: NextFunction): void;
   close(): void;
 }
 
 /**
  * Standalone transport: the service's express app runs in this process and is called directly
- * — same middleware chain, no loopback HTTP hop (DESIGN.md §1).
+ * — same middleware chain, no loopback HTTP hop (DESIGN.md §1). The request never leaves the
+ * process, so it is marked in-process instead of signed.
  */
 export function inProcessUpstream(app: (req: Request, res: Response, next: NextFunction) => void): Upstream {
   return {
     kind: 'in-process',
-    handle: (req, res, next) => app(req, res, next),
+    handle: (req, res, next) => {
+      markInProcess(req);
+      app(req, res, next);
+    },
     close: () => {},
   };
+}
+
+/** Signs the identity headers with the internal secret (what crosses the network). */
+export function signRequest(req: Request, internalSecret: string): void {
+  const h = req.headers;
+  h[INTERNAL_HEADERS.credential] = signInternal(internalSecret, {
+    project: String(h[INTERNAL_HEADERS.project]),
+    keyKind: h[INTERNAL_HEADERS.keyKind] as KeyKind,
+    requestId: String(h[INTERNAL_HEADERS.requestId]),
+  });
 }
 
 /**
  * Cluster transport: http-proxy-middleware over keep-alive connections, round-robin across
  * `targets` (several replicas of one service). An unreachable upstream answers 503 `unavailable`.
  */
-export function proxyUpstream(service: string, targets: string[], logger: Logger): Upstream {
+export function proxyUpstream(service: string, targets: string[], logger: Logger, internalSecret: string): Upstream {
   if (targets.length === 0) throw new Error(`no upstream URL for ${service}`);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
   let next = 0;
@@ -57,7 +75,10 @@ export function proxyUpstream(service: string, targets: string[], logger: Logger
   });
   return {
     kind: 'proxy',
-    handle: (req, res, nxt) => void proxy(req, res, nxt),
+    handle: (req, res, nxt) => {
+      signRequest(req, internalSecret);
+      void proxy(req, res, nxt);
+    },
     close: () => agent.destroy(),
   };
 }

@@ -1,22 +1,15 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { runCli } from '../src/cli/run';
 import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
 
 describe('plinth CLI over the operator API', () => {
   let t: TestPlinth;
-  let server: http.Server;
   let url: string;
   beforeAll(async () => {
     t = await startTestPlinth();
-    server = http.createServer(t.app);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = await t.url();
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
     await t.close();
   });
 

@@ -43,7 +43,7 @@ const transports: Array<[string, () => Promise<{ upstream: Upstream; stop: () =>
     'proxy',
     async () => {
       const svc = await listen(testService());
-      const upstream = proxyUpstream('records', [svc.url], logger);
+      const upstream = proxyUpstream('records', [svc.url], logger, SECRET);
       return {
         upstream,
         stop: async () => {
@@ -68,12 +68,11 @@ describe.each(transports)('gateway over the %s transport', (_name, makeUpstream)
     await store.createProject({ id: project, name: 'Shop', created_at: new Date().toISOString() }, [pub.record, sec.record]);
     const made = await makeUpstream();
     stop = made.stop;
-    const dead = proxyUpstream('auth', ['http://127.0.0.1:9'], logger);
+    const dead = proxyUpstream('auth', ['http://127.0.0.1:9'], logger, SECRET);
     app = createGatewayApp({
       store,
       upstreams: { records: made.upstream, auth: dead, mailer: dead },
       adminKey: 'adm_operator-key-for-tests-000000',
-      internalSecret: SECRET,
       logger,
       corsOrigins: '*',
       keyCacheTtlMs: 1000,

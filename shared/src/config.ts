@@ -46,4 +46,8 @@ export const commonConfig = {
   dataDir: Joi.string().default('./data'),
   mongoUrl: Joi.string().uri({ scheme: ['mongodb', 'mongodb+srv'] }),
   redisUrl: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
+  /** One or more comma-separated http(s) URLs: the replicas of another service. */
+  urlList: Joi.string()
+    .pattern(/^https?:\/\/[^,\s]+(,\s*https?:\/\/[^,\s]+)*$/)
+    .messages({ 'string.pattern.base': '{{#label}} must be one or more comma-separated http(s) URLs' }),
 };

@@ -57,3 +57,18 @@ export function verifyInternal(
 export function isKeyKind(v: unknown): v is KeyKind {
   return v === 'public' || v === 'secret' || v === 'none';
 }
+
+/**
+ * Requests handed to a service by the gateway's in-process transport (standalone mode): they never
+ * left this process, so the service trusts their identity headers without the HMAC. Only code in
+ * this process can add a request here; nothing arriving over the network can.
+ */
+const inProcessRequests = new WeakSet<object>();
+
+export function markInProcess(req: object): void {
+  inProcessRequests.add(req);
+}
+
+export function isInProcess(req: object): boolean {
+  return inProcessRequests.has(req);
+}

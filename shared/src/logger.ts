@@ -23,8 +23,13 @@ export function createLogger(name: string, level = 'info'): Logger {
   return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' } });
 }
 
-/** Request logging with the request id; health and metrics probes are not logged. */
+/**
+ * Request logging with the request id; health and metrics probes are not logged. Request lines
+ * are logged at `info`: below that level the middleware is not installed at all (it costs ~10 %
+ * of a cheap request even when every line is dropped).
+ */
 export function httpLogger(logger: Logger): RequestHandler {
+  if (!logger.isLevelEnabled('info')) return (_req, _res, next) => next();
   return pinoHttp({
     logger,
     genReqId: (req) => String(req.headers['x-request-id'] ?? ''),

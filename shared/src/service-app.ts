@@ -2,7 +2,7 @@ import express, { type Express, type RequestHandler, type Router } from 'express
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { UnauthorizedError, UnavailableError } from './errors';
-import { INTERNAL_HEADERS, isKeyKind, verifyInternal } from './internal-auth';
+import { INTERNAL_HEADERS, isInProcess, isKeyKind, verifyInternal } from './internal-auth';
 import { httpLogger } from './logger';
 import { createMetrics, type Metrics } from './metrics';
 import { requestId } from './request-id';
@@ -41,8 +41,8 @@ export function requireInternal(secret: string): RequestHandler {
       !isProjectId(project) ||
       !isKeyKind(keyKind) ||
       typeof reqId !== 'string' ||
-      typeof credential !== 'string' ||
-      !verifyInternal(secret, credential, { project, keyKind, requestId: reqId })
+      (!isInProcess(req) &&
+        (typeof credential !== 'string' || !verifyInternal(secret, credential, { project, keyKind, requestId: reqId })))
     ) {
       next(new UnauthorizedError('This service only accepts requests from the Plinth gateway.'));
       return;

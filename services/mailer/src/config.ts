@@ -32,5 +32,5 @@ export const mailerConfigSchema = Joi.object<MailerConfig>({
   PLINTH_PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:8080'),
   PLINTH_MAIL_TEMPLATES_DIR: Joi.string(),
   PLINTH_MAIL_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
-  AUTH_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  AUTH_URL: commonConfig.urlList,
 });

@@ -21,6 +21,6 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   PLINTH_DATA_DIR: commonConfig.dataDir,
   LOG_LEVEL: commonConfig.logLevel,
   MONGO_URL: commonConfig.mongoUrl.optional(),
-  AUTH_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  AUTH_URL: commonConfig.urlList,
   REDIS_URL: commonConfig.redisUrl,
 });

@@ -21,6 +21,11 @@ export interface MailQueueConfig {
   PLINTH_MAIL_BACKOFF_MS: number;
   /** Embedded outbox: longest wait between looks for due jobs, in ms. */
   PLINTH_MAIL_POLL_MS: number;
+  /**
+   * BullMQ queue name; default MAIL_QUEUE_NAME. Producers and consumers must agree: changing it
+   * strands jobs queued under the old name. Lets several deployments (or test runs) share a Redis.
+   */
+  PLINTH_MAIL_QUEUE?: string;
 }
 
 export const mailQueueConfigKeys = {
@@ -29,6 +34,7 @@ export const mailQueueConfigKeys = {
   PLINTH_MAIL_ATTEMPTS: Joi.number().integer().min(1).max(25).default(5),
   PLINTH_MAIL_BACKOFF_MS: Joi.number().integer().min(1).max(3_600_000).default(5000),
   PLINTH_MAIL_POLL_MS: Joi.number().integer().min(5).max(60_000).default(1000),
+  PLINTH_MAIL_QUEUE: Joi.string().pattern(/^[A-Za-z0-9_.-]{1,100}$/),
 };
 
 /** The file of the embedded outbox (shared with the mailer's dev mailbox). */
@@ -53,7 +59,7 @@ export function createMailQueueFromConfig(
     logger: opts.logger,
   };
   if (config.REDIS_URL) {
-    return new BullMqMailQueue({ ...common, redisUrl: config.REDIS_URL, queueName: opts.queueName });
+    return new BullMqMailQueue({ ...common, redisUrl: config.REDIS_URL, queueName: opts.queueName ?? config.PLINTH_MAIL_QUEUE });
   }
   return new EmbeddedMailQueue({
     ...common,

@@ -126,7 +126,6 @@ export class AuthTestService {
       store: projectStore,
       upstreams: { auth: inProcessUpstream(service.app), records: elsewhere, mailer: elsewhere },
       adminKey: newSecret('adm_', 24),
-      internalSecret: SECRET,
       logger,
       corsOrigins: '*',
       keyCacheTtlMs: 60_000,

@@ -4,6 +4,7 @@
  * `json_extract(data, '$.field')`, the same expression the query compiler emits, so equality,
  * range and orderBy on those fields are index searches (see the EXPLAIN QUERY PLAN test).
  */
+import type { Statement } from 'better-sqlite3';
 import {
   ConflictError,
   NotFoundError,
@@ -98,8 +99,26 @@ function wantedIndexes(table: string, collection: Collection): Map<string, strin
   return wanted;
 }
 
+/** Most distinct SQL texts kept prepared (query shapes vary with the predicate). */
+const MAX_STATEMENTS = 500;
+
 export class SqliteRecordStore implements RecordStore {
   private lastPurge = 0;
+  private readonly statements = new Map<string, Statement>();
+
+  /**
+   * The prepared statement for `sql`, prepared once and reused (SQLite re-prepares it by itself
+   * after a schema change). Preparing on every request cost more than running most queries.
+   */
+  private prepared(sql: string): Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value as string);
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
 
   constructor(private readonly db: SqliteDatabase) {
     db.exec(SCHEMA);
@@ -111,14 +130,14 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async listCollections(project: ProjectId): Promise<Collection[]> {
-    const rows = this.db
-      .prepare('SELECT body FROM collections WHERE project = ? ORDER BY name')
+    const rows = this
+      .prepared('SELECT body FROM collections WHERE project = ? ORDER BY name')
       .all(project) as Array<{ body: string }>;
     return rows.map((r) => JSON.parse(r.body) as Collection);
   }
 
   async getCollection(project: ProjectId, name: string): Promise<Collection | null> {
-    const row = this.db.prepare('SELECT body FROM collections WHERE project = ? AND name = ?').get(project, name) as
+    const row = this.prepared('SELECT body FROM collections WHERE project = ? AND name = ?').get(project, name) as
       | { body: string }
       | undefined;
     return row ? (JSON.parse(row.body) as Collection) : null;
@@ -128,8 +147,8 @@ export class SqliteRecordStore implements RecordStore {
     const table = recordTable(project, collection.name);
     this.db.transaction(() => {
       try {
-        this.db
-          .prepare('INSERT INTO collections (project, name, revision, body) VALUES (?, ?, ?, ?)')
+        this
+          .prepared('INSERT INTO collections (project, name, revision, body) VALUES (?, ?, ?, ?)')
           .run(project, collection.name, collection.revision, JSON.stringify(collection));
       } catch (err) {
         if (isSqliteUniqueViolation(err)) throw new ConflictError(`Collection "${collection.name}" already exists.`, { name: collection.name });
@@ -147,8 +166,8 @@ export class SqliteRecordStore implements RecordStore {
 
   private syncIndexes(table: string, collection: Collection): void {
     const wanted = wantedIndexes(table, collection);
-    const existing = this.db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name LIKE 'ix:%' OR name LIKE 'ic:%' OR name LIKE 'ux:%')`)
+    const existing = this
+      .prepared(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name LIKE 'ix:%' OR name LIKE 'ic:%' OR name LIKE 'ux:%')`)
       .all(table) as Array<{ name: string }>;
     for (const { name } of existing) {
       if (!wanted.has(name)) this.db.exec(`DROP INDEX "${name}"`);
@@ -167,12 +186,12 @@ export class SqliteRecordStore implements RecordStore {
     const { next, expectedRevision, removedFields } = change;
     const table = recordTable(project, next.name);
     return this.db.transaction(() => {
-      const saved = this.db
-        .prepare('UPDATE collections SET revision = ?, body = ? WHERE project = ? AND name = ? AND revision = ?')
+      const saved = this
+        .prepared('UPDATE collections SET revision = ?, body = ? WHERE project = ? AND name = ? AND revision = ?')
         .run(next.revision, JSON.stringify(next), project, next.name, expectedRevision);
       if (saved.changes === 0) return false;
       for (const field of removedFields) {
-        this.db.prepare(`UPDATE "${table}" SET data = json_remove(data, '$.${field}')`).run();
+        this.prepared(`UPDATE "${table}" SET data = json_remove(data, '$.${field}')`).run();
       }
       this.syncIndexes(table, next);
       return true;
@@ -181,8 +200,8 @@ export class SqliteRecordStore implements RecordStore {
 
   async deleteCollection(project: ProjectId, name: string): Promise<boolean> {
     return this.db.transaction(() => {
-      const gone = this.db.prepare('DELETE FROM collections WHERE project = ? AND name = ?').run(project, name);
-      this.db.prepare('DELETE FROM idempotency_keys WHERE project = ? AND collection = ?').run(project, name);
+      const gone = this.prepared('DELETE FROM collections WHERE project = ? AND name = ?').run(project, name);
+      this.prepared('DELETE FROM idempotency_keys WHERE project = ? AND collection = ?').run(project, name);
       this.db.exec(`DROP TABLE IF EXISTS "${recordTable(project, name)}"`);
       return gone.changes > 0;
     })();
@@ -212,8 +231,8 @@ export class SqliteRecordStore implements RecordStore {
     return this.onTable(collection, () =>
       this.db.transaction((): InsertResult => {
         if (idempotency) {
-          const prior = this.db
-            .prepare('SELECT fingerprint, record, expires_at FROM idempotency_keys WHERE project = ? AND collection = ? AND key = ?')
+          const prior = this
+            .prepared('SELECT fingerprint, record, expires_at FROM idempotency_keys WHERE project = ? AND collection = ? AND key = ?')
             .get(project, collection.name, idempotency.key) as { fingerprint: string; record: string; expires_at: string } | undefined;
           if (prior && prior.expires_at > idempotency.now) {
             if (prior.fingerprint !== idempotency.fingerprint) {
@@ -223,15 +242,15 @@ export class SqliteRecordStore implements RecordStore {
           }
         }
         try {
-          this.db
-            .prepare(`INSERT INTO "${table}" (id, version, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?)`)
+          this
+            .prepared(`INSERT INTO "${table}" (id, version, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?)`)
             .run(r.id, r.version, r.created_at, r.updated_at, JSON.stringify(r.data));
         } catch (err) {
           translateUnique(err);
         }
         if (idempotency) {
-          this.db
-            .prepare('INSERT OR REPLACE INTO idempotency_keys (project, collection, key, fingerprint, record, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
+          this
+            .prepared('INSERT OR REPLACE INTO idempotency_keys (project, collection, key, fingerprint, record, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
             .run(project, collection.name, idempotency.key, idempotency.fingerprint, JSON.stringify(record), idempotency.expiresAt);
         }
         return { record, replayed: false };
@@ -243,18 +262,18 @@ export class SqliteRecordStore implements RecordStore {
     const nowMs = Date.parse(now);
     if (nowMs - this.lastPurge < PURGE_EVERY_MS) return;
     this.lastPurge = nowMs;
-    this.db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?').run(now);
+    this.prepared('DELETE FROM idempotency_keys WHERE expires_at <= ?').run(now);
   }
 
   /** Number of idempotency keys held (expired ones included until purged). */
   countIdempotencyKeys(): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM idempotency_keys').get() as { n: number }).n;
+    return (this.prepared('SELECT count(*) AS n FROM idempotency_keys').get() as { n: number }).n;
   }
 
   async getRecord(project: ProjectId, collection: Collection, id: string): Promise<RecordDoc | null> {
     const table = recordTable(project, collection.name);
     const row = this.onTable(collection, () =>
-      this.db.prepare(`SELECT id, version, created_at, updated_at, data FROM "${table}" WHERE id = ?`).get(id),
+      this.prepared(`SELECT id, version, created_at, updated_at, data FROM "${table}" WHERE id = ?`).get(id),
     ) as RecordRow | undefined;
     return row ? toRecord(row) : null;
   }
@@ -264,8 +283,8 @@ export class SqliteRecordStore implements RecordStore {
     const r = splitRecord(next);
     const result = this.onTable(collection, () => {
       try {
-        return this.db
-          .prepare(`UPDATE "${table}" SET version = ?, updated_at = ?, data = ? WHERE id = ? AND version = ?`)
+        return this
+          .prepared(`UPDATE "${table}" SET version = ?, updated_at = ?, data = ? WHERE id = ? AND version = ?`)
           .run(r.version, r.updated_at, JSON.stringify(r.data), r.id, expectedVersion);
       } catch (err) {
         return translateUnique(err);
@@ -278,8 +297,8 @@ export class SqliteRecordStore implements RecordStore {
     const table = recordTable(project, collection.name);
     const result = this.onTable(collection, () =>
       expectedVersion === undefined
-        ? this.db.prepare(`DELETE FROM "${table}" WHERE id = ?`).run(id)
-        : this.db.prepare(`DELETE FROM "${table}" WHERE id = ? AND version = ?`).run(id, expectedVersion),
+        ? this.prepared(`DELETE FROM "${table}" WHERE id = ?`).run(id)
+        : this.prepared(`DELETE FROM "${table}" WHERE id = ? AND version = ?`).run(id, expectedVersion),
     );
     return result.changes === 1;
   }
@@ -326,7 +345,7 @@ export class SqliteRecordStore implements RecordStore {
     const rows: RecordRow[] = [];
     for (const { sql, params } of this.querySql(project, collection, query)) {
       if (rows.length >= query.limit) break;
-      const more = this.onTable(collection, () => this.db.prepare(sql).all(...params, query.limit - rows.length)) as RecordRow[];
+      const more = this.onTable(collection, () => this.prepared(sql).all(...params, query.limit - rows.length)) as RecordRow[];
       rows.push(...more);
     }
     return rows.map(toRecord);
@@ -341,7 +360,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    this.prepared('SELECT 1').get();
   }
 
   async close(): Promise<void> {
