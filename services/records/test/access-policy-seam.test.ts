@@ -98,8 +98,8 @@ it('create asks canCreate', async () => {
   expect(forged.body.records).toEqual([]);
 });
 
-it('update asks canUpdate with the record before and after', async () => {
-  expect((await u1.patch(`/notes/records/${theirs}`, { data: { body: 'x' } })).status).toBe(403);
+it('update asks canUpdate with the record before and after; a refused record the caller cannot read is 404, as on get', async () => {
+  expect((await u1.patch(`/notes/records/${theirs}`, { data: { body: 'x' } })).status).toBe(404);
   expect((await u1.patch(`/notes/records/${mine}`, { data: { owner: 'u2' } })).status).toBe(403);
   const ok = await u1.patch(`/notes/records/${mine}`, { data: { body: 'a2' } });
   expect(ok.status).toBe(200);
@@ -107,9 +107,10 @@ it('update asks canUpdate with the record before and after', async () => {
   expect((await admin.get(`/notes/records/${theirs}`)).body.record.body).toBe('c');
 });
 
-it('delete asks canDelete', async () => {
+it('delete asks canDelete; a refused record the caller cannot read is 404, as on get', async () => {
   const doomed = (await u2.post('/notes/records', { data: { owner: 'u2', body: 'temp' } }).expect(201)).body.record.id;
-  expect((await u1.delete(`/notes/records/${doomed}`)).status).toBe(403);
+  expect((await u1.delete(`/notes/records/${doomed}`)).status).toBe(404);
+  expect((await anonymous.delete(`/notes/records/${doomed}`)).status).toBe(403);
   expect((await u2.delete(`/notes/records/${doomed}`)).status).toBe(200);
 });
 
@@ -141,4 +142,63 @@ it('an Idempotency-Key replays only for the same caller', async () => {
   expect(again.body).toEqual(first.body);
   const otherCaller = await admin.post('/notes/records', body).set('Idempotency-Key', 'shared-key');
   expect(otherCaller.status).toBe(409);
+});
+
+describe('POST …/subscribe', () => {
+  const subscribe = (who: ReturnType<typeof as>, body: object) => who.post('/notes/subscribe', body);
+
+  it("answers the client's where AND the residual, with the token's expiry and the collection's revision", async () => {
+    const res = await subscribe(u1, { where: [['n', '>', 1]] });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      subscription: {
+        collection: 'notes',
+        revision: 1,
+        predicate: { and: [['n', '>', 1], ['owner', '==', 'u1']] },
+        order: { orderBy: 'created_at', direction: 'asc' },
+        limit: 50,
+        expires_at: new Date(2_000_000_000 * 1000).toISOString(),
+      },
+    });
+  });
+
+  it('with snapshot: true, returns the first page of that query; GET …/records continues it with the cursor', async () => {
+    const res = await subscribe(u1, { snapshot: true, limit: 1, orderBy: 'n', direction: 'desc' });
+    expect(res.status).toBe(200);
+    const { snapshot, order } = res.body.subscription;
+    expect(order).toEqual({ orderBy: 'n', direction: 'desc' });
+    expect(snapshot.records).toHaveLength(1);
+    expect(snapshot.records[0]).toMatchObject({ owner: 'u1', n: 2 });
+    const next = await u1.get(`/notes/records?orderBy=n&direction=desc&limit=1&cursor=${snapshot.cursor}`);
+    expect(next.status).toBe(200);
+    expect(next.body.records[0]).toMatchObject({ owner: 'u1', n: 1 });
+  });
+
+  it('403 when the read rule resolves to false; the secret key gets everything and no expiry', async () => {
+    const denied = await subscribe(anonymous, {});
+    expect(denied.status).toBe(403);
+    expect(denied.body.error).toBe('forbidden');
+    const secret = await subscribe(admin, { snapshot: true, limit: 1000 });
+    expect(secret.body.subscription).toMatchObject({ predicate: true, expires_at: null, limit: 1000 });
+    expect(secret.body.subscription.snapshot.records.map((r: { owner: string }) => r.owner)).toEqual(expect.arrayContaining(['u1', 'u2']));
+    expect(secret.body.subscription.snapshot.cursor).toBeNull();
+  });
+
+  it('400 naming the field for a bad limit, snapshot, where or an unknown parameter; 404 for an unknown collection', async () => {
+    const cases: Array<[object, object]> = [
+      [{ limit: 0 }, { field: 'limit' }],
+      [{ limit: '10' }, { field: 'limit' }],
+      [{ snapshot: 'yes' }, { field: 'snapshot' }],
+      [{ where: { owner: 'u2' } }, { field: 'where' }],
+      [{ where: [['secret', '==', 1]] }, { parameter: 'where', field: 'secret' }],
+      [{ orderBy: 'nope' }, { parameter: 'orderBy' }],
+      [{ cursor: 'x' }, { field: 'cursor' }],
+    ];
+    for (const [body, details] of cases) {
+      const res = await subscribe(u1, body);
+      expect({ body, status: res.status, error: res.body.error }).toEqual({ body, status: 400, error: 'invalid_request' });
+      expect(res.body.details).toMatchObject(details);
+    }
+    expect((await u1.post('/nothing/subscribe', {})).status).toBe(404);
+  });
 });

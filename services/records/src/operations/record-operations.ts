@@ -4,13 +4,16 @@
  * ask canCreate / canUpdate / canDelete. Version checks are the store's compare-and-set.
  */
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, newId, type Collection, type Predicate, type RecordDoc } from '@plinth/shared';
-import type { AccessPolicy } from '../domain/access-policy';
+import type { AccessContext, AccessPolicy } from '../domain/access-policy';
 import { fingerprint } from '../domain/canonical-json';
 import { refuseUnknownKeys } from '../domain/collection-definition';
 import { encodeCursor } from '../domain/cursor';
-import { parseListQuery } from '../domain/list-query';
+import { parseListQuery, type ListQuery } from '../domain/list-query';
 import { mergeData, validateNewData } from '../domain/record-data';
-import type { IdempotencyClaim, RecordStore } from '../store/record-store';
+import type { IdempotencyClaim, RecordStore, SortDirection } from '../store/record-store';
+import { matchesPredicate } from '../rules/matches-predicate';
+import { andP } from '../rules/predicate-algebra';
+import { resolveSubscription, type ResolvedSubscription } from '../rules/subscribe';
 import { accessContext, bypassesRules, type Caller } from './caller';
 import type { CollectionOperations } from './collection-operations';
 
@@ -23,6 +26,13 @@ const WRITE_ATTEMPTS = 5;
 export interface Page {
   records: RecordDoc[];
   cursor: string | null;
+}
+
+/** The answer of `POST …/subscribe`. */
+export interface Subscription extends ResolvedSubscription {
+  order: { orderBy: string; direction: SortDirection };
+  /** Present when the request asked for `snapshot: true`. */
+  snapshot?: Page;
 }
 
 export interface Created {
@@ -70,7 +80,57 @@ export class RecordOperations {
     const collection = await this.collections.load(caller.project, name);
     const q = parseListQuery(collection, params);
     const residual = this.readFilter(caller, collection);
-    const predicate: Predicate = residual === true ? q.shape.where : { and: [q.shape.where, residual] };
+    return this.page(caller, collection, q, andP(q.shape.where, residual));
+  }
+
+  /**
+   * `POST …/subscribe` (DESIGN.md §6): the client's where AND the read rule's residual for this
+   * caller, and optionally the first page of exactly that query (GET …/records continues it with
+   * the returned cursor and the same where, orderBy and direction).
+   */
+  async subscribe(caller: Caller, name: string, rawBody: unknown): Promise<Subscription> {
+    const collection = await this.collections.load(caller.project, name);
+    const b = body(rawBody ?? {});
+    refuseUnknownKeys(b, ['where', 'orderBy', 'direction', 'snapshot', 'limit']);
+    if (b.snapshot !== undefined && typeof b.snapshot !== 'boolean') {
+      throw new InvalidRequestError('"snapshot" must be true or false.', { field: 'snapshot' });
+    }
+    for (const field of ['orderBy', 'direction'] as const) {
+      if (b[field] !== undefined && typeof b[field] !== 'string') {
+        throw new InvalidRequestError(`"${field}" must be a string.`, { field });
+      }
+    }
+    if (b.where !== undefined && typeof b.where !== 'string' && !Array.isArray(b.where)) {
+      throw new InvalidRequestError('"where" must be an array of [field, operator, value] conditions.', { field: 'where' });
+    }
+    const where = Array.isArray(b.where) ? JSON.stringify(b.where) : b.where;
+    const q = parseListQuery(collection, { where, orderBy: b.orderBy, direction: b.direction });
+    const policy = {
+      readFilter: (ctx: AccessContext, c: Collection): Predicate => (bypassesRules(caller) ? true : this.policy.readFilter(ctx, c)),
+    };
+    const resolved = resolveSubscription(policy, {
+      collection,
+      where: q.shape.where,
+      ctx: accessContext(caller, this.clock()),
+      // resolveSubscription checks the type and range (400 naming "limit").
+      limit: b.limit as number | undefined,
+    });
+    const subscription: Subscription = {
+      collection: resolved.collection,
+      revision: resolved.revision,
+      predicate: resolved.predicate,
+      order: { orderBy: q.shape.orderBy, direction: q.shape.direction },
+      limit: resolved.limit,
+      expires_at: resolved.expires_at,
+    };
+    if (b.snapshot === true) {
+      subscription.snapshot = await this.page(caller, collection, { ...q, limit: resolved.limit }, resolved.predicate);
+    }
+    return subscription;
+  }
+
+  /** One page of `predicate` in the order of `q`, with the cursor GET …/records accepts for `q`. */
+  private async page(caller: Caller, collection: Collection, q: ListQuery, predicate: Predicate): Promise<Page> {
     const rows = await this.store.queryRecords(caller.project, collection, {
       predicate,
       orderBy: q.shape.orderBy,
@@ -147,7 +207,7 @@ export class RecordOperations {
         ...mergeData(collection, before, b.data),
       };
       if (!bypassesRules(caller) && !this.policy.canUpdate(accessContext(caller, now), collection, before, after)) {
-        throw new ForbiddenError('Security rules do not allow this update.');
+        this.refuseWrite(caller, collection, before, now, 'Security rules do not allow this update.');
       }
       const saved = await this.store.replaceRecord(caller.project, collection, after, before.version);
       if (saved) return saved;
@@ -163,13 +223,27 @@ export class RecordOperations {
       const before = await this.store.getRecord(caller.project, collection, id);
       if (!before) throw new NotFoundError(`Record "${id}" does not exist.`, { id });
       if (expected !== undefined && before.version !== expected) throw stale(before.version);
-      if (!bypassesRules(caller) && !this.policy.canDelete(accessContext(caller, this.clock()), collection, before)) {
-        throw new ForbiddenError('Security rules do not allow deleting this record.');
+      const now = this.clock();
+      if (!bypassesRules(caller) && !this.policy.canDelete(accessContext(caller, now), collection, before)) {
+        this.refuseWrite(caller, collection, before, now, 'Security rules do not allow deleting this record.');
       }
       if (await this.store.deleteRecord(caller.project, collection, id, before.version)) return;
       if (expected !== undefined) await this.refuseStale(caller, collection, id);
     }
     throw new ConflictError('The record is being changed concurrently; retry.', { id });
+  }
+
+  /**
+   * A refused update or delete, answered as get would answer for that record: 404 when the read
+   * rule lets the caller read some records but not this one (its existence stays hidden), 403
+   * when they may read it, or may read nothing in the collection.
+   */
+  private refuseWrite(caller: Caller, collection: Collection, record: RecordDoc, now: Date, message: string): never {
+    const residual = this.policy.readFilter(accessContext(caller, now), collection);
+    if (residual !== false && !matchesPredicate(record, residual)) {
+      throw new NotFoundError(`Record "${record.id}" does not exist.`, { id: record.id });
+    }
+    throw new ForbiddenError(message);
   }
 
   /** After a lost compare-and-set with a client version: 404 if the record went, else 409. */

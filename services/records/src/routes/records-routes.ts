@@ -59,6 +59,9 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
     res.json({ deleted: true, name });
   });
 
+  router.post(`${COLLECTION}/subscribe`, async (req, res) => {
+    res.json({ subscription: await records.subscribe(await caller(req, res), param(req, 'collection'), req.body) });
+  });
   router.get(RECORDS, async (req, res) => {
     res.json(await records.query(await caller(req, res), param(req, 'collection'), req.query));
   });

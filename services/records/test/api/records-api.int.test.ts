@@ -255,7 +255,7 @@ describe('Idempotency-Key on create', () => {
   });
 });
 
-describe('public key (no security rules enforced yet: secretOnlyPolicy)', () => {
+describe('public key on a collection without rules (a missing rule denies)', () => {
   it('every record operation with a public key → 403 forbidden, and nothing changes', async () => {
     const r = await create({ title: 'private' });
     const tries = [

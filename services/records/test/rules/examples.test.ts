@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Collection, CollectionRules, FieldDefinition, Predicate, RecordDoc } from '@plinth/shared';
+import type { Collection, CollectionRules, Predicate, RecordDoc } from '@plinth/shared';
 import { createRulesPolicy } from '../../src/rules';
 import type { AuthInfo } from '../../src/domain/access-policy';
+import { OWNER_ONLY, PUBLIC_READ_OWNER_WRITE, ROLE_CLAIMS, VERIFIED_EMAIL_ONLY, type DocExample } from './doc-examples';
 import { ctx, rec, user } from './fixtures';
 
 /** The worked examples of docs/rules.md. Each rule string here must appear verbatim in the doc. */
@@ -13,7 +14,7 @@ const alice = user('usr_alice');
 const bob = user('usr_bob', { email_verified: false });
 const admin = user('usr_admin', { claims: { role: 'admin' } });
 
-function collection(name: string, fields: { [f: string]: FieldDefinition }, rules: CollectionRules): Collection {
+function collection({ name, fields, rules }: DocExample): Collection {
   const c: Collection = { name, fields, rules, revision: 1, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
   policy.validateRules(c);
   return c;
@@ -29,13 +30,8 @@ function expectDocumented(rules: CollectionRules): void {
 }
 
 describe('docs/rules.md: owner-only records', () => {
-  const rules = {
-    read: 'auth != null && record.owner == auth.uid',
-    create: 'auth != null && data.owner == auth.uid',
-    update: 'record.owner == auth.uid && data.owner == record.owner',
-    delete: 'record.owner == auth.uid',
-  };
-  const notes = collection('notes', { owner: { type: 'text', required: true }, body: { type: 'text' } }, rules);
+  const { rules } = OWNER_ONLY;
+  const notes = collection(OWNER_ONLY);
   const note = rec({ owner: 'usr_alice', body: 'hi' });
 
   it('is the rule set the doc shows', () => expectDocumented(rules));
@@ -58,13 +54,8 @@ describe('docs/rules.md: owner-only records', () => {
 });
 
 describe('docs/rules.md: public read, owner write', () => {
-  const rules = {
-    read: 'record.published || record.author == auth.uid',
-    create: 'data.author == auth.uid',
-    update: 'record.author == auth.uid && data.author == record.author',
-    delete: 'record.author == auth.uid',
-  };
-  const posts = collection('posts', { author: { type: 'text', required: true }, published: { type: 'boolean' } }, rules);
+  const { rules } = PUBLIC_READ_OWNER_WRITE;
+  const posts = collection(PUBLIC_READ_OWNER_WRITE);
   const draft = rec({ author: 'usr_alice', published: false });
 
   it('is the rule set the doc shows', () => expectDocumented(rules));
@@ -84,11 +75,8 @@ describe('docs/rules.md: public read, owner write', () => {
 });
 
 describe('docs/rules.md: verified e-mail only', () => {
-  const rules = {
-    read: 'auth.email_verified',
-    create: 'auth.email_verified && data.owner == auth.uid',
-  };
-  const reviews = collection('reviews', { owner: { type: 'text' }, stars: { type: 'integer' } }, rules);
+  const { rules } = VERIFIED_EMAIL_ONLY;
+  const reviews = collection(VERIFIED_EMAIL_ONLY);
 
   it('is the rule set the doc shows', () => expectDocumented(rules));
 
@@ -109,12 +97,8 @@ describe('docs/rules.md: verified e-mail only', () => {
 });
 
 describe('docs/rules.md: role claims', () => {
-  const rules = {
-    read: 'auth.claims.role == "admin" || record.owner == auth.uid',
-    create: 'auth != null && data.owner == auth.uid',
-    delete: 'auth.claims.role == "admin"',
-  };
-  const tickets = collection('tickets', { owner: { type: 'text' }, status: { type: 'text' } }, rules);
+  const { rules } = ROLE_CLAIMS;
+  const tickets = collection(ROLE_CLAIMS);
   const ticket = rec({ owner: 'usr_alice', status: 'open' });
 
   it('is the rule set the doc shows', () => expectDocumented(rules));
