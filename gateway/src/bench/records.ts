@@ -127,6 +127,14 @@ export async function benchRecords(): Promise<string> {
   const hello = await runEntry('gateway/dist/bench/hello-server.js', {}, '/hello');
   try {
     rows.push(await load('express hello (ceiling)', { url: `${hello.url}/hello` }));
+    rows.push(
+      await load('express hello POST (write ceiling)', {
+        url: `${hello.url}/hello`,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ data: { owner: 'o-new', title: 'x', n: 1 } }),
+      }),
+    );
   } finally {
     await hello.stop();
   }
@@ -172,9 +180,13 @@ export async function benchRecords(): Promise<string> {
 
   const byName = (n: string): LoadResult => rows.find((r) => r.name === n) as LoadResult;
   const ceiling = rows[0] as LoadResult;
+  const writeCeiling = rows[1] as LoadResult;
+  const writes = new Set(['create', 'patch with version']);
   const ratios = ['create', 'get by id', 'query owner== desc 20', 'patch with version'].map(
     (op) =>
-      `${op.padEnd(22)} standalone/ceiling ${ratio(byName(`standalone: ${op}`), ceiling)}   cluster/direct ${ratio(byName(`cluster: ${op}`), byName(`direct: ${op}`))}   standalone/direct ${ratio(byName(`standalone: ${op}`), byName(`direct: ${op}`))}`,
+      `${op.padEnd(22)} standalone/ceiling ${ratio(byName(`standalone: ${op}`), ceiling)}${
+        writes.has(op) ? ` (/write ceiling ${ratio(byName(`standalone: ${op}`), writeCeiling)})` : '                      '
+      }   cluster/direct ${ratio(byName(`cluster: ${op}`), byName(`direct: ${op}`))}   standalone/direct ${ratio(byName(`standalone: ${op}`), byName(`direct: ${op}`))}`,
   );
   return [
     '## Records: 100k records, SQLite, secret key',

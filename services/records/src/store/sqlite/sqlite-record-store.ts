@@ -227,7 +227,23 @@ export class SqliteRecordStore implements RecordStore {
   ): Promise<InsertResult> {
     const table = recordTable(project, collection.name);
     const r = splitRecord(record);
-    if (idempotency) this.purgeExpiredKeys(idempotency.now);
+    const insertRow = (): void => {
+      try {
+        this
+          .prepared(`INSERT INTO "${table}" (id, version, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?)`)
+          .run(r.id, r.version, r.created_at, r.updated_at, JSON.stringify(r.data));
+      } catch (err) {
+        translateUnique(err);
+      }
+    };
+    if (!idempotency) {
+      // One INSERT is atomic by itself: no BEGIN/COMMIT round around it.
+      return this.onTable(collection, () => {
+        insertRow();
+        return { record, replayed: false };
+      });
+    }
+    this.purgeExpiredKeys(idempotency.now);
     return this.onTable(collection, () =>
       this.db.transaction((): InsertResult => {
         if (idempotency) {
@@ -241,13 +257,7 @@ export class SqliteRecordStore implements RecordStore {
             return { record: JSON.parse(prior.record) as RecordDoc, replayed: true };
           }
         }
-        try {
-          this
-            .prepared(`INSERT INTO "${table}" (id, version, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?)`)
-            .run(r.id, r.version, r.created_at, r.updated_at, JSON.stringify(r.data));
-        } catch (err) {
-          translateUnique(err);
-        }
+        insertRow();
         if (idempotency) {
           this
             .prepared('INSERT OR REPLACE INTO idempotency_keys (project, collection, key, fingerprint, record, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
