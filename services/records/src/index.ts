@@ -2,7 +2,6 @@ export * from './app';
 export * from './config';
 export * from './service';
 export type { AccessContext, AccessPolicy, AuthInfo } from './domain/access-policy';
-export { secretOnlyPolicy } from './domain/secret-only-policy';
 export type { RecordStore } from './store/record-store';
 export { SqliteRecordStore } from './store/sqlite/sqlite-record-store';
 export { MongoRecordStore } from './store/mongo/mongo-record-store';

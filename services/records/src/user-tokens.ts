@@ -10,7 +10,7 @@ import {
   type RevocationChecker,
 } from '@plinth/shared';
 import { createProjectTokenVerifiers, type Jwks } from './rules/user-token';
-import { USER_TOKEN_HEADER } from './rules/access-context';
+import { USER_TOKEN_HEADER, authFromUserToken } from './rules/access-context';
 import type { AuthenticateUser } from './routes/records-routes';
 
 /** Where the records service gets what it needs to verify `X-Db-User-Token`. */
@@ -44,11 +44,11 @@ export function userTokenAuthenticator(sources: UserTokenSources): AuthenticateU
     jwks: (project) => sources.jwks(asProjectId(project)),
     isRevoked: revocations ? (project, sid, iat) => revocations.isRevoked(asProjectId(project), sid, iat) : undefined,
   });
-  return async (req: Request) => {
-    const raw = req.headers[USER_TOKEN_HEADER];
-    const token = Array.isArray(raw) ? raw[0] : raw;
-    if (token === undefined) return null;
-    // The project header was verified by the chassis' internal-auth middleware.
-    return verifiers.verify(String(req.headers[INTERNAL_HEADERS.project]), token.trim());
-  };
+  return (req: Request) =>
+    authFromUserToken({
+      // The project header was verified by the chassis' internal-auth middleware.
+      project: String(req.headers[INTERNAL_HEADERS.project]),
+      userToken: req.headers[USER_TOKEN_HEADER],
+      verifiers,
+    });
 }

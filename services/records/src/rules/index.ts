@@ -1,5 +1,5 @@
 /** The security-rules engine (DESIGN.md §6, docs/rules.md). */
-export { accessContextFor, USER_TOKEN_HEADER, type AccessContextInput } from './access-context';
+export { authFromUserToken, USER_TOKEN_HEADER, type UserTokenInput } from './access-context';
 export { createRulesPolicy, type RulesPolicy, type RulesPolicyOptions } from './policy';
 export { matchesPredicate, comparisonHolds } from './matches-predicate';
 export { resolveSubscription, type ResolvedSubscription, type SubscriptionRequest } from './subscribe';

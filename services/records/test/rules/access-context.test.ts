@@ -1,5 +1,5 @@
 import { UnauthorizedError } from '@plinth/shared';
-import { accessContextFor, type ProjectTokenVerifiers } from '../../src/rules';
+import { authFromUserToken, type ProjectTokenVerifiers } from '../../src/rules';
 import { user } from './fixtures';
 
 const seen: Array<[string, string]> = [];
@@ -10,31 +10,25 @@ const verifiers: ProjectTokenVerifiers = {
     return user('usr_1');
   },
 };
-const now = new Date('2026-06-01T00:00:00.000Z');
-
-describe('accessContextFor', () => {
+describe('authFromUserToken', () => {
   beforeEach(() => seen.splice(0));
 
   it('is anonymous without the header, and verifies nothing', async () => {
-    await expect(accessContextFor({ project: 'acme', keyKind: 'public', userToken: undefined, verifiers, now })).resolves.toEqual({
-      keyKind: 'public',
-      auth: null,
-      now,
-    });
+    await expect(authFromUserToken({ project: 'acme', userToken: undefined, verifiers })).resolves.toBeNull();
     expect(seen).toEqual([]);
   });
 
   it('carries the verified user for the request project', async () => {
-    const ctx = await accessContextFor({ project: 'acme', keyKind: 'public', userToken: ' good ', verifiers, now });
-    expect(ctx.auth?.uid).toBe('usr_1');
+    const auth = await authFromUserToken({ project: 'acme', userToken: [' good ', 'ignored'], verifiers });
+    expect(auth?.uid).toBe('usr_1');
     expect(seen).toEqual([['acme', 'good']]);
   });
 
   it('answers 401 for a present but invalid token instead of treating the caller as anonymous', async () => {
-    await expect(accessContextFor({ project: 'acme', keyKind: 'public', userToken: 'forged', verifiers })).rejects.toMatchObject({
+    await expect(authFromUserToken({ project: 'acme', userToken: 'forged', verifiers })).rejects.toMatchObject({
       status: 401,
     });
-    await expect(accessContextFor({ project: 'acme', keyKind: 'public', userToken: '', verifiers })).rejects.toMatchObject({
+    await expect(authFromUserToken({ project: 'acme', userToken: '', verifiers })).rejects.toMatchObject({
       status: 401,
     });
   });
