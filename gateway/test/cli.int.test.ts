@@ -30,7 +30,8 @@ describe('plinth CLI over the operator API', () => {
     const body = JSON.parse(created.out) as { project: { id: string; name: string }; keys: { public: string; secret: string } };
     expect(body.project).toMatchObject({ id: 'cli-shop', name: 'CLI Shop' });
     const auth = await request(t.app).get('/v1/projects/cli-shop/collections').set('Authorization', `Bearer ${body.keys.public}`);
-    expect(auth.status).not.toBe(401);
+    expect(auth.status).toBe(200);
+    expect(auth.body).toEqual({ collections: [] });
 
     const listed = await cli('projects', 'list');
     expect(JSON.parse(listed.out).projects.map((p: { id: string }) => p.id)).toContain('cli-shop');

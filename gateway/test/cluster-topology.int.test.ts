@@ -26,7 +26,7 @@ describe('cluster topology: gateway and services as separate processes', () => {
       statuses.push(res.status);
       expect(res.headers.get('content-type')).toMatch(/json/);
     }
-    expect(statuses.every((s) => s !== 401 && s < 500)).toBe(true);
+    expect(statuses).toEqual([200, 200, 200, 200]);
     const wrong = await fetch(`${c.url}/v1/projects/topo-shop/collections`, { headers: { Authorization: `Bearer ${p.publicKey}0` } });
     expect(wrong.status).toBe(401);
   });
