@@ -46,7 +46,7 @@ __expect() {
   fi
   cp "$__B" "$__WORK/.expect-$3"
 }
-trap 'echo "__DOC_ERR__ $LINENO $?" >&2' ERR
+trap 'echo "__DOC_ERR__ $? $LINENO \${BASH_LINENO[*]}" >&2' ERR
 `;
 
 /** Runs `markdown` (named `name` in messages) against `target`; resolves when bash exits. */
@@ -99,10 +99,11 @@ export async function runDoc(name: string, markdown: string, target: DocTarget, 
     const failed = /__DOC_FAIL__ (\d+) (.*)/.exec(err);
     if (failed) return run(`${name}:${failed[1]}: ${failed[2]}`);
     if (code !== 0) {
-      const e = /__DOC_ERR__ (\d+) (\d+)/.exec(err);
-      const docLine = e ? lineMap.get(Number(e[1])) : undefined;
+      // The failing line, or (inside a function such as curl or npx) the line that called it.
+      const e = /__DOC_ERR__ (\d+) ([\d ]+)/.exec(err);
+      const docLine = e ? e[2]!.trim().split(' ').map((n) => lineMap.get(Number(n))).find((n) => n !== undefined) : undefined;
       const where = docLine ? `${name}:${docLine}` : name;
-      return run(`${where}: a command exited with status ${e ? e[2] : code}\n${err.replace(/__DOC_ERR__.*\n?/g, '').slice(-2000)}`);
+      return run(`${where}: a command exited with status ${e ? e[1] : code}\n${err.replace(/__DOC_ERR__.*\n?/g, '').slice(-2000)}`);
     }
     for (const [i, x] of expectations.entries()) {
       if (!x.shape) continue;
