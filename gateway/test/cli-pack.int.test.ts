@@ -32,7 +32,7 @@ describe('the packed CLI', () => {
     expect(pkg).toMatchObject({ name: 'plinth-cli', bin: { plinth: 'bin/plinth.js' } });
     expect(pkg.dependencies).toBeUndefined();
 
-    const env = { ...process.env, npm_config_yes: 'true', npm_config_cache: path.join(dir, 'npm-cache'), PLINTH_ADMIN_KEY: t.adminKey, PLINTH_URL: await t.url() };
+    const env: NodeJS.ProcessEnv = { ...process.env, npm_config_yes: 'true', npm_config_cache: path.join(dir, 'npm-cache'), PLINTH_ADMIN_KEY: t.adminKey, PLINTH_URL: await t.url() };
     delete env.npm_config_prefix;
     // Asynchronous: the gateway answering `projects list` runs in this process.
     const npx = async (...args: string[]) =>
