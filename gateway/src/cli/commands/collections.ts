@@ -14,7 +14,7 @@ export async function collectionsCommand(args: string[], _flags: Flags, conn: Co
       printJson(io, await conn.ok('GET', c(need(arg, 'collection name')), { key: conn.requireSecretKey() }));
       return 0;
     case 'create': {
-      const body = readJsonFile(need(arg, 'JSON file with {"name", "fields", "rules"?}'));
+      const body = definition(readJsonFile(need(arg, 'JSON file with {"name", "fields", "rules"?}')));
       printJson(io, await conn.ok('POST', conn.projectPath('/collections'), { key: conn.requireSecretKey(), body }));
       return 0;
     }
@@ -24,4 +24,16 @@ export async function collectionsCommand(args: string[], _flags: Flags, conn: Co
     default:
       throw new UsageError(verb ? `unknown command: collections ${verb}` : 'missing subcommand: collections list|show|create|delete');
   }
+}
+
+/**
+ * The definition to create from a file: {name, fields, rules?}, also as `collections show`
+ * prints it ({"collection": {…}}), whose revision and timestamps belong to the old collection.
+ */
+function definition(file: unknown): { [k: string]: unknown } {
+  const isObject = (v: unknown): v is { [k: string]: unknown } => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const def = isObject(file) && isObject(file.collection) ? file.collection : file;
+  if (!isObject(def)) throw new UsageError('the file must hold a JSON object {"name", "fields", "rules"?}');
+  const { name, fields, rules } = def;
+  return { name, fields, ...(rules !== undefined ? { rules } : {}) };
 }
