@@ -59,6 +59,10 @@ describe('plinth CLI: collections, records, users, apply/pull, doctor', () => {
     expect((await json(['collections', 'create', def])).collection).toMatchObject({ name: 'birds', revision: 1 });
     expect((await json(['collections', 'list'])).collections.map((c: { name: string }) => c.name)).toContain('birds');
     expect((await json(['collections', 'show', 'birds'])).collection.fields.name).toEqual({ type: 'text', required: true, unique: false, indexed: false });
+    const shown = file('birds-shown.json', (await cli(['collections', 'show', 'birds'])).out);
+    expect(await json(['collections', 'delete', 'birds'])).toEqual({ deleted: true, name: 'birds' });
+    // What `collections show` printed creates the collection again (revision and timestamps left out).
+    expect((await json(['collections', 'create', shown])).collection).toMatchObject({ name: 'birds', revision: 1 });
     expect(await json(['collections', 'delete', 'birds'])).toEqual({ deleted: true, name: 'birds' });
     const gone = await cli(['collections', 'show', 'birds']);
     expect(gone.code).toBe(1);

@@ -43,7 +43,7 @@ Over the operator API (/v1/admin); needs the operator key.
   collections: `Usage:
   plinth collections list
   plinth collections show <name>
-  plinth collections create <file.json>   {"name", "fields", "rules"?}, or what `show` printed
+  plinth collections create <file.json>   {"name", "fields", "rules"?}, or what "show" printed
   plinth collections delete <name>        deletes every record of it too
 Needs the project's secret key.
 `,
