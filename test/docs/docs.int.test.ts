@@ -85,6 +85,8 @@ describe('the doc runner can fail', () => {
     expect((await runDoc('text.md', textOnly, target)).ok).toBe(true);
     const failing = ['# A doc', '```sh', 'X=1', '```', '', '```sh', 'echo "$X"', 'false', 'echo never', '```'].join('\n');
     expect((await runDoc('failing.md', failing, target)).failure).toMatch(/^failing\.md:8: a command exited with status 1/);
+    const afterCli = ['```sh', 'curl -s "$PLINTH/healthz"', 'npx plinth --version', '# → 200', '```'].join('\n');
+    expect((await runDoc('after-cli.md', afterCli, target)).failure).toMatch(/^after-cli\.md:4: expected status 200, got no response/);
     const unset = ['```sh', 'echo "$USER_ID_NEVER_SET"', '```'].join('\n');
     expect((await runDoc('unset.md', unset, target)).failure).toMatch(/^unset\.md/);
     expect((await runDoc('unset.md', unset, target)).output).toContain('USER_ID_NEVER_SET: unbound variable');
