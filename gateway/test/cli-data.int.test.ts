@@ -83,6 +83,8 @@ describe('plinth CLI: collections, records, users, apply/pull, doctor', () => {
     const listed = await json(['records', 'list', 'books', '--where', '[["year",">=",2003]]', '--order-by', 'year', '--direction', 'desc', '--limit', '1']);
     expect(listed.records.map((r: { year: number }) => r.year)).toEqual([2004]);
     expect(listed.cursor).toEqual(expect.any(String));
+    const next = await json(['records', 'list', 'books', '--where', '[["year",">=",2003]]', '--order-by', 'year', '--direction', 'desc', '--cursor', listed.cursor]);
+    expect(next).toEqual({ records: [expect.objectContaining({ year: 2003 })], cursor: null });
     expect((await json(['records', 'get', 'books', ids[1]!])).record).toMatchObject({ id: ids[1], version: 2, title: 'book one, revised' });
     expect((await cli(['records', 'list', 'books', '--limit', 'x'])).code).toBe(2);
 

@@ -12,6 +12,7 @@ export const OPTIONS = {
   'order-by': { type: 'string' },
   direction: { type: 'string' },
   limit: { type: 'string' },
+  cursor: { type: 'string' },
   search: { type: 'string' },
   out: { type: 'string', short: 'o' },
   'dry-run': { type: 'boolean' },
@@ -25,6 +26,7 @@ export interface Flags extends ConnectionFlags {
   'order-by'?: string;
   direction?: string;
   limit?: string;
+  cursor?: string;
   search?: string;
   out?: string;
   'dry-run'?: boolean;

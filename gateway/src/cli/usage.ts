@@ -49,6 +49,7 @@ Needs the project's secret key.
 `,
   records: `Usage:
   plinth records list <collection> [--where JSON] [--order-by F] [--direction asc|desc] [--limit N]
+                      [--cursor C]                  the next page: the same query and the cursor printed
   plinth records get <collection> <id>
   plinth records export <collection> [--out FILE]   every record, one JSON object per line (NDJSON)
   plinth records import <collection> <FILE|->       restores an export (same ids, versions and

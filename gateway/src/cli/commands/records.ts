@@ -42,6 +42,7 @@ export async function recordsCommand(args: string[], flags: Flags, conn: Connect
       if (flags.direction !== undefined) q.set('direction', flags.direction);
       const limit = positiveInt(flags.limit, '--limit');
       if (limit !== undefined) q.set('limit', String(limit));
+      if (flags.cursor !== undefined) q.set('cursor', flags.cursor);
       const qs = q.toString();
       printJson(io, await conn.ok('GET', `${base(need(collection, 'collection name'))}${qs ? `?${qs}` : ''}`, { key: conn.requireSecretKey() }));
       return 0;
