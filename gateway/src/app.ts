@@ -59,7 +59,10 @@ function stripInternalHeaders(req: express.Request): void {
  */
 export function createGatewayApp(opts: GatewayOptions): Gateway {
   const app = express();
-  const keys = new KeyAuthenticator(opts.store, { cacheTtlMs: opts.keyCacheTtlMs });
+  const keys = new KeyAuthenticator(opts.store, {
+    cacheTtlMs: opts.keyCacheTtlMs,
+    changeCounter: opts.store.changeCounter ? () => opts.store.changeCounter!() : undefined,
+  });
   const metrics = createMetrics('gateway', { defaultMetrics: true });
   app.disable('x-powered-by');
   app.set('trust proxy', opts.trustProxy ?? false);

@@ -24,6 +24,8 @@ export interface GatewaySharedConfig {
 /** Cluster mode: the gateway alone, proxying to services at the given URLs. */
 export interface GatewayConfig extends GatewaySharedConfig {
   PORT: number;
+  /** Key-cache invalidation across gateway replicas (Redis pub/sub); without it, PLINTH_KEY_CACHE_TTL_MS bounds staleness. */
+  REDIS_URL?: string;
   PLINTH_ADMIN_KEY: string;
   PLINTH_INTERNAL_SECRET: string;
   RECORDS_URL: string;
@@ -34,6 +36,7 @@ export interface GatewayConfig extends GatewaySharedConfig {
 export const gatewayConfigSchema = Joi.object<GatewayConfig>({
   ...shared,
   PORT: commonConfig.port(8080),
+  REDIS_URL: commonConfig.redisUrl,
   PLINTH_ADMIN_KEY: Joi.string().min(20).required(),
   PLINTH_INTERNAL_SECRET: commonConfig.internalSecret.required(),
   RECORDS_URL: urlList.required(),

@@ -12,18 +12,26 @@ export interface KeyAuthenticatorOptions {
   /** How long a lookup (hit or miss) is reused. Revocations through this gateway apply at once. */
   cacheTtlMs: number;
   maxEntries?: number;
+  /**
+   * Read before each lookup (ProjectStore.changeCounter): when it moved, another process changed
+   * projects or keys, and the cache is dropped first.
+   */
+  changeCounter?: () => number;
 }
 
 /**
  * Authenticates project keys (DESIGN.md §4): looks the key up by its SHA-256, compares the stored
  * hash in constant time, and checks it belongs to the project in the path. Lookups are cached
  * briefly, keyed by the presented credential, so a hit costs no hashing;
- * the operator API calls `forget` so a revoked key stops working immediately on this gateway
- * (other gateway replicas: within cacheTtlMs).
+ * the operator API calls `forget` so a revoked key stops working immediately on this gateway;
+ * other processes learn of it through `changeCounter` (workers sharing one SQLite file) or the
+ * Redis channel of KeyCacheBus (cluster replicas); without either, within cacheTtlMs.
  */
 export class KeyAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly maxEntries: number;
+  private seenChange: number | null = null;
+  private announce: (() => Promise<void>) | null = null;
 
   constructor(
     private readonly store: ProjectStore,
@@ -35,6 +43,13 @@ export class KeyAuthenticator {
   /** The stored key for this credential, or null. Never throws for bad input. */
   async lookup(credential: string): Promise<ApiKeyRecord | null> {
     if (!looksLikeProjectKey(credential)) return null;
+    if (this.opts.changeCounter) {
+      const change = this.opts.changeCounter();
+      if (change !== this.seenChange) {
+        this.cache.clear();
+        this.seenChange = change;
+      }
+    }
     const now = Date.now();
     const hit = this.cache.get(credential);
     if (hit && hit.expires > now) return hit.key;
@@ -56,8 +71,22 @@ export class KeyAuthenticator {
     return key.kind;
   }
 
-  /** Drops cached lookups (all of them: revocations are rare). */
-  forget(): void {
+  /**
+   * Drops cached lookups (all of them: revocations are rare), here and — through the function
+   * given to `announceWith` — on the other replicas. Resolves once the announcement is sent.
+   */
+  async forget(): Promise<void> {
+    this.cache.clear();
+    await this.announce?.();
+  }
+
+  /** How `forget` tells other gateway replicas (cluster: KeyCacheBus.publish). */
+  announceWith(fn: () => Promise<void>): void {
+    this.announce = fn;
+  }
+
+  /** Drops cached lookups of this process only (what a replica does when told of a revocation elsewhere). */
+  forgetLocal(): void {
     this.cache.clear();
   }
 }

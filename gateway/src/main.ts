@@ -1,6 +1,7 @@
 import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
 import { createGatewayApp } from './app';
 import { gatewayConfigSchema, parseOrigins, parseUrlList, type GatewayConfig } from './config';
+import { KeyCacheBus } from './key-cache-bus';
 import { createProjectStore } from './store/from-config';
 import { proxyUpstream } from './upstreams';
 
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
     auth: proxyUpstream('auth', parseUrlList(config.AUTH_URL), logger, config.PLINTH_INTERNAL_SECRET),
     mailer: proxyUpstream('mailer', parseUrlList(config.MAILER_URL), logger, config.PLINTH_INTERNAL_SECRET),
   };
-  const { app } = createGatewayApp({
+  const { app, keys } = createGatewayApp({
     store,
     upstreams,
     adminKey: config.PLINTH_ADMIN_KEY,
@@ -23,11 +24,15 @@ async function main(): Promise<void> {
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
     trustProxy: config.PLINTH_TRUST_PROXY,
   });
+  // Replicas share revocations through Redis pub/sub: a revoked key stops working on all at once.
+  const bus = config.REDIS_URL ? await KeyCacheBus.start(config.REDIS_URL, () => keys.forgetLocal(), logger) : null;
+  if (bus) keys.announceWith(() => bus.publish());
   const served = await serve(app, {
     port: config.PORT,
     logger,
     onShutdown: async () => {
       for (const u of Object.values(upstreams)) u.close();
+      await bus?.close();
       await store.close();
     },
   });

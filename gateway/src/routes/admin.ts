@@ -92,7 +92,7 @@ export function adminRoutes(deps: AdminDeps): Router {
   r.delete('/projects/:project', async (req, res) => {
     const id = projectParam(req.params.project);
     if (!(await store.deleteProject(id))) throw new NotFoundError('Unknown project.');
-    keys.forget();
+    await keys.forget();
     res.json({ deleted: true, id });
   });
 
@@ -108,7 +108,7 @@ export function adminRoutes(deps: AdminDeps): Router {
     const id = projectParam(req.params.project);
     const keyId = String(req.params.keyId);
     if (!(await store.deleteKey(id, keyId))) throw new NotFoundError('Unknown key.');
-    keys.forget();
+    await keys.forget();
     res.json({ deleted: true, id: keyId });
   });
 

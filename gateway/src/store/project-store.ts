@@ -44,6 +44,13 @@ export interface ProjectStore {
   findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
   /** Deletes one key of one project. Returns false when that project has no such key. */
   deleteKey(project: ProjectId, keyId: string): Promise<boolean>;
+  /**
+   * Optional, synchronous and cheap: a number that changes whenever ANOTHER process committed a
+   * change to projects or keys (SQLite's `PRAGMA data_version`). Gateways on one SQLite file —
+   * standalone workers — drop their key cache when it moves, so a revocation or a project
+   * deletion made through one worker holds on the next request to every other.
+   */
+  changeCounter?(): number;
   /** Resolves when the backing database answers; drives /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -39,7 +39,12 @@ export class SqliteProjectStore implements ProjectStore {
       listKeys: this.db.prepare('SELECT * FROM api_keys WHERE project = ? ORDER BY created_at, id'),
       findKey: this.db.prepare('SELECT * FROM api_keys WHERE hash = ?'),
       deleteKey: this.db.prepare('DELETE FROM api_keys WHERE project = ? AND id = ?'),
+      dataVersion: this.db.prepare('PRAGMA data_version').pluck(),
     };
+  }
+
+  changeCounter(): number {
+    return this.stmt.dataVersion.get() as number;
   }
 
   async createProject(project: ProjectRecord, keys: ApiKeyRecord[]): Promise<void> {
@@ -48,7 +53,7 @@ export class SqliteProjectStore implements ProjectStore {
       for (const k of keys) this.stmt.insertKey.run(k);
     });
     try {
-      tx();
+      tx.immediate();
     } catch (err) {
       if (isSqliteUniqueViolation(err)) throw new ConflictError(`Project ${project.id} already exists.`);
       throw err;

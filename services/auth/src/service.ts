@@ -7,6 +7,7 @@ import {
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
   openSqlite,
+  SqliteRateLimitStore,
   type BuiltService,
   type SqliteDatabase,
   type RevocationChecker,
@@ -118,7 +119,8 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
               prefix: `${prefix}rl:${name}:`,
               sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
             })
-        : undefined,
+        : // Standalone: counters in auth.db, so every worker process counts against one limit.
+          (name) => new SqliteRateLimitStore(embeddedDb(), `${name}:`),
     },
     ready: async () => {
       await users.ping();

@@ -49,6 +49,12 @@ export interface MailerServiceOptions {
    * AUTH_URL is set (cluster), else the config values for every project.
    */
   mailSettings?: MailSettingsLookup;
+  /**
+   * Whether this instance delivers mail (default true). Standalone with several worker
+   * processes: only one worker consumes the embedded outbox; the others only enqueue and serve
+   * the API.
+   */
+  consume?: boolean;
 }
 
 /**
@@ -67,7 +73,7 @@ export async function buildMailerService(
   const metrics = createMetrics('mailer');
   const mailMetrics = createMailMetrics(metrics.registry, queue);
 
-  queue.start(
+  if (opts.consume !== false) queue.start(
     createDeliveryHandler({
       transport,
       templates: createTemplateSource(config.PLINTH_MAIL_TEMPLATES_DIR),

@@ -31,6 +31,26 @@ interface SessionRow {
   revoked_at: number | null;
 }
 
+/**
+ * The in-process list (listeners hear this process's revocations at once), whose `isRevoked`
+ * also reads the session row: other worker processes on the same auth.db revoke sessions this
+ * process never heard of, and a primary-key lookup sees them the moment they commit.
+ */
+class SharedRevocationList extends InProcessRevocationList {
+  private readonly revokedAt;
+
+  constructor(db: SqliteDatabase, nowSeconds: () => number) {
+    super(nowSeconds);
+    this.revokedAt = db.prepare('SELECT revoked_at FROM auth_sessions WHERE project = ? AND id = ?').pluck();
+  }
+
+  override async isRevoked(project: ProjectId, sid: string, iat: number): Promise<boolean> {
+    if (await super.isRevoked(project, sid, iat)) return true;
+    const at = this.revokedAt.get(project, sid) as number | null | undefined;
+    return typeof at === 'number' && iat <= Math.floor(at / 1000);
+  }
+}
+
 const RETENTION_MS = REVOCATION_RETENTION_SECONDS * 1000;
 
 function info(r: SessionRow): SessionInfo {
@@ -51,7 +71,7 @@ export class EmbeddedSessionStore implements SessionStore {
     now: () => number = Date.now,
   ) {
     db.exec(SCHEMA);
-    this.revocations = new InProcessRevocationList(() => Math.floor(now() / 1000));
+    this.revocations = new SharedRevocationList(db, () => Math.floor(now() / 1000));
     const rows = db
       .prepare('SELECT project, id, revoked_at FROM auth_sessions WHERE revoked_at >= ?')
       .all(now() - RETENTION_MS) as Array<{ project: ProjectId; id: string; revoked_at: number }>;
@@ -84,7 +104,7 @@ export class EmbeddedSessionStore implements SessionStore {
         .run(project, s.id, s.user_id, s.now, s.expires_at, s.refresh_hash);
       this.db.prepare('INSERT INTO auth_refresh_tokens (project, hash, sid) VALUES (?, ?, ?)').run(project, s.refresh_hash, s.id);
     });
-    tx();
+    tx.immediate();
     if (++this.creates % 100 === 0) this.prune(s.now);
   }
 
@@ -101,7 +121,7 @@ export class EmbeddedSessionStore implements SessionStore {
         .run(cutoff, cutoff);
       this.db.prepare('DELETE FROM auth_sessions WHERE expires_at < ? OR revoked_at < ?').run(cutoff, cutoff);
     });
-    tx();
+    tx.immediate();
   }
 
   async rotate(project: ProjectId, rot: Rotation): Promise<RotationOutcome> {
@@ -129,7 +149,7 @@ export class EmbeddedSessionStore implements SessionStore {
       revoked = s.id;
       return { outcome: 'reused', session: info(s) };
     });
-    const outcome = tx();
+    const outcome = tx.immediate();
     if (revoked) this.broadcast(project, [revoked], rot.now);
     return outcome;
   }
@@ -162,7 +182,7 @@ export class EmbeddedSessionStore implements SessionStore {
       for (const r of rows) this.markRevoked(project, r.id, now);
       return rows.map((r) => r.id);
     });
-    const sids = tx();
+    const sids = tx.immediate();
     this.broadcast(project, sids, now);
     return sids.length;
   }

@@ -124,7 +124,7 @@ export class SqliteUserStore implements UserStore {
       return fromRow(r);
     });
     try {
-      return update();
+      return update.immediate();
     } catch (err) {
       return emailTaken(err);
     }
@@ -135,7 +135,7 @@ export class SqliteUserStore implements UserStore {
       this.db.prepare('DELETE FROM auth_one_time_tokens WHERE project = ? AND user_id = ?').run(project, id);
       return this.db.prepare('DELETE FROM auth_users WHERE project = ? AND id = ?').run(project, id).changes > 0;
     });
-    return del();
+    return del.immediate();
   }
 
   async listUsers(project: ProjectId, query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {
@@ -168,7 +168,7 @@ export class SqliteUserStore implements UserStore {
         .get(project, tokenHash, kind) as { user_id: string } | undefined;
       return row?.user_id ?? null;
     });
-    return consume();
+    return consume.immediate();
   }
 
   async issueOtp(project: ProjectId, otp: OtpIssue): Promise<boolean> {
@@ -185,7 +185,7 @@ export class SqliteUserStore implements UserStore {
         .run(project, otp.email.toLowerCase(), otp.code_hash, otp.expires_at, otp.now);
       return true;
     });
-    return issue();
+    return issue.immediate();
   }
 
   async redeemOtp(project: ProjectId, email: string, codeHash: string, now: number, maxAttempts: number): Promise<boolean> {
@@ -200,7 +200,7 @@ export class SqliteUserStore implements UserStore {
       this.db.prepare('DELETE FROM auth_otps WHERE project = ? AND email = ?').run(project, email.toLowerCase());
       return true;
     });
-    return redeem();
+    return redeem.immediate();
   }
 
   async listSigningKeys(project: ProjectId): Promise<SigningKeyRecord[]> {

@@ -161,7 +161,7 @@ export class SqliteRecordStore implements RecordStore {
       this.db.exec(`CREATE INDEX "sys:${table}:created_at" ON "${table}" (created_at, id)`);
       this.db.exec(`CREATE INDEX "sys:${table}:updated_at" ON "${table}" (updated_at, id)`);
       this.syncIndexes(table, collection);
-    })();
+    }).immediate();
   }
 
   private syncIndexes(table: string, collection: Collection): void {
@@ -195,7 +195,7 @@ export class SqliteRecordStore implements RecordStore {
       }
       this.syncIndexes(table, next);
       return true;
-    })();
+    }).immediate();
   }
 
   async deleteCollection(project: ProjectId, name: string): Promise<boolean> {
@@ -204,7 +204,7 @@ export class SqliteRecordStore implements RecordStore {
       this.prepared('DELETE FROM idempotency_keys WHERE project = ? AND collection = ?').run(project, name);
       this.db.exec(`DROP TABLE IF EXISTS "${recordTable(project, name)}"`);
       return gone.changes > 0;
-    })();
+    }).immediate();
   }
 
   /** Runs `fn`; a table dropped by a concurrent collection delete becomes 404. */
@@ -264,7 +264,7 @@ export class SqliteRecordStore implements RecordStore {
             .run(project, collection.name, idempotency.key, idempotency.fingerprint, JSON.stringify(record), idempotency.expiresAt);
         }
         return { record, replayed: false };
-      })(),
+      }).immediate(),
     );
   }
 

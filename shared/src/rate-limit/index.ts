@@ -1,0 +1,1 @@
+export * from './sqlite-rate-limit-store';
