@@ -1,3 +1,4 @@
+import os from 'node:os';
 import Joi from 'joi';
 import { commonConfig } from '@plinth/shared';
 
@@ -50,12 +51,15 @@ export interface StandaloneConfig extends GatewaySharedConfig {
   HOST: string;
   PLINTH_ADMIN_KEY?: string;
   PLINTH_INTERNAL_SECRET?: string;
+  /** Worker processes sharing the port and the data directory; 1 = everything in this one process. */
+  PLINTH_WORKERS: number;
 }
 
 export const standaloneConfigSchema = Joi.object<StandaloneConfig>({
   ...shared,
   PORT: commonConfig.port(8080),
   HOST: Joi.string().default('0.0.0.0'),
+  PLINTH_WORKERS: Joi.number().integer().min(1).max(64).default(() => os.availableParallelism()),
   PLINTH_ADMIN_KEY: Joi.string().min(20),
   PLINTH_INTERNAL_SECRET: commonConfig.internalSecret,
 });

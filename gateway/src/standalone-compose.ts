@@ -26,6 +26,7 @@ export async function composeStandalone(
   config: StandaloneConfig & { PLINTH_ADMIN_KEY: string },
   env: NodeJS.ProcessEnv,
   logger: Logger,
+  opts: { consumeMail?: boolean } = {},
 ): Promise<Standalone> {
   const internalSecret = config.PLINTH_INTERNAL_SECRET ?? randomBytes(32).toString('base64url');
   const serviceEnv = { ...env, PLINTH_INTERNAL_SECRET: internalSecret, PLINTH_DATA_DIR: config.PLINTH_DATA_DIR };
@@ -43,6 +44,7 @@ export async function composeStandalone(
   const mailer = await buildMailerService(mailerConfig, logger.child({ service: 'mailer' }), {
     logRequests,
     queue,
+    consume: opts.consumeMail,
     mailSettings: { forProject: async (project) => auth.settings.get(project) },
   });
   const gateway = createGatewayApp({

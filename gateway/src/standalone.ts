@@ -1,23 +1,99 @@
+import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
 import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
 import { ensureDemoProject, resolveAdminKey } from './bootstrap';
 import { standaloneConfigSchema, type StandaloneConfig } from './config';
-import { composeStandalone } from './standalone-compose';
+import { KeyAuthenticator } from './key-authenticator';
+import { createProjectStore } from './store/from-config';
+import { startWorkerPool, workerSlot } from './workers';
 
-/** `npm start`: gateway and every service in one process, SQLite under PLINTH_DATA_DIR. */
+type AdminKey = ReturnType<typeof resolveAdminKey>;
+type DemoKeys = { public: string; secret: string } | null;
+
+/**
+ * `npm start`. PLINTH_WORKERS=1: gateway and every service in this one process. More: this
+ * process is the primary — it does first-start bootstrapping (operator key, demo project) once,
+ * then runs that many worker processes (each the whole of Plinth) on one port and one data dir.
+ */
 async function main(): Promise<void> {
   const config: StandaloneConfig = loadConfigOrExit(standaloneConfigSchema);
   const logger = createLogger('plinth', config.LOG_LEVEL);
+  if (cluster.isWorker) return runWorker(config, logger);
   const admin = resolveAdminKey(config.PLINTH_DATA_DIR, config.PLINTH_ADMIN_KEY);
+  if (config.PLINTH_WORKERS === 1) return runSingle(config, logger, admin);
+  return runPrimary(config, logger, admin);
+}
+
+/** One process: compose, bootstrap the demo project, serve. */
+async function runSingle(config: StandaloneConfig, logger: Logger, admin: AdminKey): Promise<void> {
+  const { composeStandalone } = await import('./standalone-compose');
   const plinth = await composeStandalone({ ...config, PLINTH_ADMIN_KEY: admin.key }, process.env, logger);
   const demo = await ensureDemoProject(config.PLINTH_DATA_DIR, plinth.store, plinth.gateway.keys);
   const served = await serve(plinth.gateway.app, { port: config.PORT, host: config.HOST, logger, onShutdown: plinth.close });
   installProcessHandlers(served.shutdown, logger);
+  printBanner(config, served.port, admin, demo, 1);
+}
 
-  const url = `http://localhost:${served.port}`;
+/** The primary: bootstrap once, start the workers, replace a dead one, stop them all on SIGTERM/SIGINT. */
+async function runPrimary(config: StandaloneConfig, logger: Logger, admin: AdminKey): Promise<void> {
+  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR });
+  const demo = await ensureDemoProject(config.PLINTH_DATA_DIR, store, new KeyAuthenticator(store, { cacheTtlMs: 0 }));
+  await store.close();
+  const pool = await startWorkerPool({
+    workers: config.PLINTH_WORKERS,
+    logger,
+    env: {
+      PLINTH_ADMIN_KEY: admin.key,
+      // One secret for all workers, so what one signs another accepts.
+      PLINTH_INTERNAL_SECRET: config.PLINTH_INTERNAL_SECRET ?? randomBytes(32).toString('base64url'),
+    },
+  }).catch((err: unknown) => {
+    logger.fatal({ err }, 'the workers did not start');
+    process.exit(1);
+  });
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping workers');
+    void pool.stop().then(() => process.exit(0));
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  printBanner(config, pool.port, admin, demo, config.PLINTH_WORKERS);
+}
+
+/** A worker: the whole of Plinth, serving on the port the primary shares. Only worker 1 delivers mail. */
+async function runWorker(config: StandaloneConfig, logger: Logger): Promise<void> {
+  const slot = workerSlot();
+  const { composeStandalone } = await import('./standalone-compose');
+  const workerLogger = logger.child({ worker: slot });
+  const plinth = await composeStandalone(
+    { ...config, PLINTH_ADMIN_KEY: config.PLINTH_ADMIN_KEY ?? '' },
+    process.env,
+    workerLogger,
+    { consumeMail: slot === 1 },
+  );
+  const app = plinth.gateway.app;
+  const tag = String(slot);
+  const served = await serve(
+    (req, res) => {
+      res.setHeader('X-Plinth-Worker', tag);
+      app(req, res);
+    },
+    { port: config.PORT, host: config.HOST, logger: workerLogger, onShutdown: plinth.close },
+  );
+  installProcessHandlers(served.shutdown, workerLogger);
+}
+
+function printBanner(config: StandaloneConfig, port: number, admin: AdminKey, demo: DemoKeys, workers: number): void {
+  const url = `http://localhost:${port}`;
   const lines = [
     '',
     `Plinth is running (standalone) at ${url}`,
     `  data directory:  ${config.PLINTH_DATA_DIR}`,
+    `  workers:         ${workers}${workers > 1 ? ' (PLINTH_WORKERS)' : ''}`,
     admin.source === 'env'
       ? '  operator key:    from PLINTH_ADMIN_KEY'
       : `  operator key:    ${admin.key}   (stored in ${config.PLINTH_DATA_DIR}/credentials.json)`,

@@ -7,13 +7,20 @@ export type SqliteDatabase = Database.Database;
 /**
  * Opens (creating if needed) a SQLite database for one service: WAL journal, a busy timeout so
  * two processes on one file wait instead of failing, foreign keys on. `:memory:` for tests.
+ *
+ * Several processes share these files (standalone workers). The busy timeout only helps a
+ * transaction that asks for the write lock up front: a read-then-write transaction must run
+ * with better-sqlite3's `.immediate()` (BEGIN IMMEDIATE), or its upgrade from reader to writer
+ * fails with SQLITE_BUSY(_SNAPSHOT) without waiting when another process wrote in between.
+ * A single statement (an upsert, `UPDATE … RETURNING`) is its own immediate transaction.
  */
 export function openSqlite(file: string): SqliteDatabase {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
+  // The busy timeout first: switching a fresh file to WAL while another worker opens it waits too.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   return db;
 }
