@@ -4,6 +4,7 @@
  * end-to-end suites. Needs the build (jest's globalSetup runs it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -23,11 +24,12 @@ export interface StandaloneProcess {
  * Starts the standalone process on a free port with `PLINTH_DATA_DIR=dataDir` and `env` on top
  * of this process's environment, minus PLINTH_ADMIN_KEY (so the banner prints the stored key) and
  * the external services (REDIS_URL, MONGO_URL, SMTP_URL): everything embedded unless `env` says so.
+ * One worker process unless `env` sets PLINTH_WORKERS.
  */
 export async function startStandalone(dataDir: string, env: Record<string, string> = {}): Promise<StandaloneProcess> {
   const inherited: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['PLINTH_ADMIN_KEY', 'REDIS_URL', 'MONGO_URL', 'SMTP_URL']) delete inherited[name];
-  const full = { ...inherited, PORT: '0', HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env };
+  const full = { ...inherited, PORT: '0', HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PLINTH_WORKERS: '1', ...env };
   const child = spawn(process.execPath, [STANDALONE_ENTRY], { env: full, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-200_000)));
@@ -61,4 +63,55 @@ export async function stopStandalone(s: StandaloneProcess, signal: NodeJS.Signal
   const exited = new Promise<number | null>((r) => s.child.once('exit', (code) => r(code)));
   s.child.kill(signal);
   return exited;
+}
+
+export interface FreshResponse {
+  status: number;
+  body: unknown;
+  /** X-Plinth-Worker: which worker process answered (with PLINTH_WORKERS > 1). */
+  worker: string | undefined;
+}
+
+/**
+ * One request on a new TCP connection (no keep-alive), so that with several workers the
+ * primary hands successive requests to successive workers (round-robin).
+ */
+export function freshRequest(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<FreshResponse> {
+  const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: opts.method ?? 'GET',
+        agent: false,
+        headers: {
+          Connection: 'close',
+          ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) } : {}),
+          ...opts.headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          let body: unknown = text;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            /* not JSON: keep the text */
+          }
+          const w = res.headers['x-plinth-worker'];
+          resolve({ status: res.statusCode ?? 0, body, worker: typeof w === 'string' ? w : undefined });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(20_000, () => req.destroy(new Error('request timed out')));
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
