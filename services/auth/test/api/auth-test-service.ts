@@ -198,6 +198,7 @@ export class AuthTestService {
 
   /** Mail jobs the service enqueued for the project, newest first. */
   async mails(project: string, to?: string): Promise<MailJob[]> {
+    await this.service.idle(); // forgot and otp/request enqueue after answering
     return this.outbox.list(asProjectId(project), to);
   }
 
