@@ -7,7 +7,7 @@ import type { AuthContext } from '../flows/auth-context';
 import { refreshSession, signOut, userFromAccessToken } from '../flows/sessions';
 import { redeemOtp, requestOtp, signIn, signUp } from '../flows/sign-in';
 import { confirmVerification, forgotPassword, resetPassword, sendVerification } from '../flows/verification';
-import { USER_TOKEN_HEADER } from './guards';
+import { accessTokenOf } from './guards';
 import type { RateLimits } from './rate-limits';
 
 const refreshTokenSchema = Joi.string().max(200).required();
@@ -68,19 +68,19 @@ export function clientRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
 
   r.post('/signout-all', async (req, res) => {
     const { project } = requestContext(res);
-    const { user } = await userFromAccessToken(ctx, project, req.get(USER_TOKEN_HEADER));
+    const { user } = await userFromAccessToken(ctx, project, accessTokenOf(req));
     await ctx.sessions.revokeUser(project, user.id, ctx.clock());
     res.json({ signed_out: true, everywhere: true });
   });
 
   r.get('/user', async (req, res) => {
-    const { user } = await userFromAccessToken(ctx, requestContext(res).project, req.get(USER_TOKEN_HEADER));
+    const { user } = await userFromAccessToken(ctx, requestContext(res).project, accessTokenOf(req));
     res.json({ user: toPublicUser(user) });
   });
 
   r.post('/verify/request', async (req, res) => {
     const { project } = requestContext(res);
-    const { user } = await userFromAccessToken(ctx, project, req.get(USER_TOKEN_HEADER));
+    const { user } = await userFromAccessToken(ctx, project, accessTokenOf(req));
     await sendVerification(ctx, project, user);
     res.json({ sent: true });
   });

@@ -7,7 +7,7 @@ import { SignInFailures } from './sign-in-failures';
 /** The window of every Auth rate limit (DESIGN.md §7). */
 export const RATE_WINDOW_MS = 5 * 60_000;
 
-export type LimitedEndpoint = 'signin' | 'signup' | 'otp-request' | 'otp-redeem' | 'forgot' | 'refresh';
+export type LimitedEndpoint = 'signin' | 'signup' | 'otp-request' | 'otp-redeem' | 'forgot' | 'refresh' | 'account';
 
 export interface RateLimitOptions {
   /** Requests per IP per endpoint per window (refresh gets 5×). */
@@ -70,6 +70,8 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
     'otp-redeem': build('otp-redeem', true),
     forgot: build('forgot', true),
     refresh: build('refresh', false),
+    /** Self-service endpoints that check a password or code (change password/e-mail, delete). */
+    account: build('account', false),
   };
   return { endpoints, signInFailures: SignInFailures.create(opts.makeStore?.('signin:email-failures'), opts.perEmail, RATE_WINDOW_MS) };
 }

@@ -1,5 +1,5 @@
 import { MemoryStore, type Options, type Store } from 'express-rate-limit';
-import { RateLimitedError, UnauthorizedError, type ProjectId } from '@plinth/shared';
+import { ForbiddenError, RateLimitedError, UnauthorizedError, type ProjectId } from '@plinth/shared';
 
 /**
  * The per-e-mail sign-in limit, counting failures only (docs/auth.md "Rate limits"). A correct
@@ -34,7 +34,8 @@ export class SignInFailures {
     try {
       return await attempt();
     } catch (err) {
-      if (!(err instanceof UnauthorizedError)) throw err;
+      // Bad credentials at sign-in (401) or a wrong proof on a self-service endpoint (403).
+      if (!(err instanceof UnauthorizedError || err instanceof ForbiddenError)) throw err;
       const key = `${project}:${email}`;
       const info = await this.store.increment(key);
       if (info.totalHits > this.limit) {
