@@ -32,6 +32,13 @@ describe('parseRule', () => {
     });
   });
 
+  it('auth.token.<name> reads the same claim as auth.claims.<name>', () => {
+    const token = parseRule('auth.token.role == "admin"');
+    const claims = parseRule('auth.claims.role == "admin"');
+    expect(token).toEqual(claims);
+    expect(token).toMatchObject({ left: { type: 'ref', ref: { kind: 'claim', name: 'role' } } });
+  });
+
   it('caches failures too, with their position', () => {
     expect(() => parseRule('record.a + 1')).toThrow(RuleSyntaxError);
     expect(() => parseRule('record.a + 1')).toThrow(expect.objectContaining({ position: 0 }));
