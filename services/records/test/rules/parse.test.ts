@@ -33,10 +33,8 @@ describe('parseRule', () => {
   });
 
   it('auth.token.<name> reads the same claim as auth.claims.<name>', () => {
-    const token = parseRule('auth.token.role == "admin"');
-    const claims = parseRule('auth.claims.role == "admin"');
-    expect(token).toEqual(claims);
-    expect(token).toMatchObject({ left: { type: 'ref', ref: { kind: 'claim', name: 'role' } } });
+    expect(parseRule('auth.token.role == "admin"')).toMatchObject({ left: { type: 'ref', ref: { kind: 'claim', name: 'role' } } });
+    expect(parseRule('auth.claims.role == "admin"')).toMatchObject({ left: { type: 'ref', ref: { kind: 'claim', name: 'role' } } });
   });
 
   it('caches failures too, with their position', () => {
