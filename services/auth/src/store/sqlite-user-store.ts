@@ -210,7 +210,7 @@ export class SqliteUserStore implements UserStore {
     const del = this.db.prepare('DELETE FROM auth_one_time_tokens WHERE project = ? AND user_id = ? AND kind = ?');
     this.db.transaction(() => {
       for (const kind of kinds) del.run(project, userId, kind);
-    })();
+    }).immediate();
   }
 
   async deleteOtp(project: ProjectId, email: string): Promise<void> {
