@@ -78,7 +78,7 @@ export interface FreshResponse {
  */
 export function freshRequest(
   url: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+  opts: { method?: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number } = {},
 ): Promise<FreshResponse> {
   const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
   return new Promise((resolve, reject) => {
@@ -110,7 +110,7 @@ export function freshRequest(
         res.on('error', reject);
       },
     );
-    req.setTimeout(20_000, () => req.destroy(new Error('request timed out')));
+    req.setTimeout(opts.timeoutMs ?? 20_000, () => req.destroy(new Error('request timed out')));
     req.on('error', reject);
     req.end(payload);
   });
