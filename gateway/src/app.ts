@@ -33,6 +33,11 @@ export interface GatewayOptions {
   keyCacheTtlMs: number;
   /** Express `trust proxy` setting: how many proxies sit in front of the gateway. */
   trustProxy?: number | boolean;
+  /**
+   * Drop the key cache whenever the project store's change counter moves (default true; only
+   * stores that have one, i.e. SQLite). Cluster gateways with Redis use pub/sub instead.
+   */
+  watchStoreChanges?: boolean;
 }
 
 export interface Gateway {
@@ -61,7 +66,7 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
   const app = express();
   const keys = new KeyAuthenticator(opts.store, {
     cacheTtlMs: opts.keyCacheTtlMs,
-    changeCounter: opts.store.changeCounter ? () => opts.store.changeCounter!() : undefined,
+    changeCounter: opts.store.changeCounter && opts.watchStoreChanges !== false ? () => opts.store.changeCounter!() : undefined,
   });
   const metrics = createMetrics('gateway', { defaultMetrics: true });
   app.disable('x-powered-by');

@@ -23,6 +23,9 @@ async function main(): Promise<void> {
     corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
     trustProxy: config.PLINTH_TRUST_PROXY,
+    // With Redis, replicas learn of revocations by pub/sub (KeyCacheBus); without it, replicas
+    // sharing a SQLite project store follow its change counter; else the TTL bounds staleness.
+    watchStoreChanges: !config.REDIS_URL,
   });
   // Replicas share revocations through Redis pub/sub: a revoked key stops working on all at once.
   const bus = config.REDIS_URL ? await KeyCacheBus.start(config.REDIS_URL, () => keys.forgetLocal(), logger) : null;

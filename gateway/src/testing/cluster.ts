@@ -28,6 +28,10 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** Per-service extra environment. */
   serviceEnv?: Partial<Record<ClusterService, Record<string, string>>>;
+  /** Gateway replicas (default 1), all proxying to the same services; `url` is the first. */
+  gateways?: number;
+  /** Extra environment for the gateway processes only (e.g. REDIS_URL for key-cache invalidation). */
+  gatewayEnv?: Record<string, string>;
 }
 
 export interface RunningProcess {
@@ -39,6 +43,8 @@ export interface RunningProcess {
 
 export interface Cluster {
   url: string;
+  /** Every gateway replica's URL (the first is `url`). */
+  gatewayUrls: string[];
   adminKey: string;
   internalSecret: string;
   dataDir: string;
@@ -123,18 +129,24 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         urls[svc].push(p.url);
       }
     }
-    const gateway = await startProcess('gateway', ENTRY.gateway, {
-      ...base,
-      PLINTH_ADMIN_KEY: adminKey,
-      RECORDS_URL: urls.records.join(','),
-      AUTH_URL: urls.auth.join(','),
-      MAILER_URL: urls.mailer.join(','),
-    });
-    processes.push(gateway);
-    const url = gateway.url;
+    const gatewayUrls: string[] = [];
+    for (let i = 0; i < (opts.gateways ?? 1); i++) {
+      const gateway = await startProcess(i === 0 ? 'gateway' : `gateway-${i}`, ENTRY.gateway, {
+        ...base,
+        ...opts.gatewayEnv,
+        PLINTH_ADMIN_KEY: adminKey,
+        RECORDS_URL: urls.records.join(','),
+        AUTH_URL: urls.auth.join(','),
+        MAILER_URL: urls.mailer.join(','),
+      });
+      processes.push(gateway);
+      gatewayUrls.push(gateway.url);
+    }
+    const url = gatewayUrls[0]!;
     let counter = 0;
     return {
       url,
+      gatewayUrls,
       adminKey,
       internalSecret,
       dataDir,
