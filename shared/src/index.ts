@@ -2,6 +2,7 @@ export * from './errors';
 export * from './error-handler';
 export * from './config';
 export * from './internal-auth';
+export * from './internal-body';
 export * from './request-id';
 export * from './logger';
 export * from './metrics';

@@ -2,7 +2,8 @@ import express, { type Express, type RequestHandler, type Router } from 'express
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { UnauthorizedError, UnavailableError } from './errors';
-import { INTERNAL_HEADERS, isInProcess, isKeyKind, verifyInternal } from './internal-auth';
+import { INTERNAL_HEADERS, ReplayGuard, isInProcess, isKeyKind, verifyInternal } from './internal-auth';
+import { SIGNED_DIGEST, internalBodyParser } from './internal-body';
 import { httpLogger } from './logger';
 import { createMetrics, type Metrics } from './metrics';
 import { requestId } from './request-id';
@@ -28,24 +29,34 @@ export interface ServiceAppOptions {
 
 const PROJECT_IN_PATH = /^\/v1\/projects\/([^/]+)/;
 
-/** Refuses requests that did not come through the gateway, and records who is calling. */
-export function requireInternal(secret: string): RequestHandler {
+/**
+ * Refuses requests that did not come through the gateway (or another service holding the
+ * internal secret), and records who is calling. A network request's credential must be bound to
+ * this method and path, and is accepted once (`guard`); its body digest is checked by
+ * internalBodyParser.
+ */
+export function requireInternal(secret: string, guard: ReplayGuard = new ReplayGuard()): RequestHandler {
   return (req, res, next) => {
     const h = req.headers;
     const project = h[INTERNAL_HEADERS.project];
     const keyKind = h[INTERNAL_HEADERS.keyKind];
     const reqId = h[INTERNAL_HEADERS.requestId];
     const credential = h[INTERNAL_HEADERS.credential];
-    if (
-      typeof project !== 'string' ||
-      !isProjectId(project) ||
-      !isKeyKind(keyKind) ||
-      typeof reqId !== 'string' ||
-      (!isInProcess(req) &&
-        (typeof credential !== 'string' || !verifyInternal(secret, credential, { project, keyKind, requestId: reqId })))
-    ) {
-      next(new UnauthorizedError('This service only accepts requests from the Plinth gateway.'));
+    const refuse = () => next(new UnauthorizedError('This service only accepts requests from the Plinth gateway.'));
+    if (typeof project !== 'string' || !isProjectId(project) || !isKeyKind(keyKind) || typeof reqId !== 'string') {
+      refuse();
       return;
+    }
+    if (!isInProcess(req)) {
+      const verified =
+        typeof credential === 'string'
+          ? verifyInternal(secret, credential, { project, keyKind, requestId: reqId }, { method: req.method, path: req.originalUrl })
+          : null;
+      if (!verified || !guard.accept(verified)) {
+        refuse();
+        return;
+      }
+      res.locals[SIGNED_DIGEST] = verified.digest;
     }
     const inPath = PROJECT_IN_PATH.exec(req.path);
     if (inPath && inPath[1] !== project) {
@@ -84,8 +95,9 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   });
   app.get('/metrics', metrics.handler);
   app.use(requireInternal(opts.internalSecret));
-  app.use(express.json({ limit: BODY_LIMIT }));
-  app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
+  const json = express.json({ limit: BODY_LIMIT });
+  const form = express.urlencoded({ limit: BODY_LIMIT, extended: false });
+  app.use(internalBodyParser((req, res, next) => json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next)))));
   app.use(opts.routes);
   app.use(notFoundHandler);
   app.use(errorHandler(opts.logger));
