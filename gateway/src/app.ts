@@ -16,6 +16,8 @@ import {
 } from '@plinth/shared';
 import { bearer } from './keys';
 import { KeyAuthenticator } from './key-authenticator';
+import { ProjectDeletion } from './purge/project-deletion';
+import type { ServicePurge } from './purge/service-purges';
 import { adminRoutes } from './routes/admin';
 import { matchRoute, type ServiceName } from './routing';
 import type { ProjectStore } from './store/project-store';
@@ -33,11 +35,17 @@ export interface GatewayOptions {
   keyCacheTtlMs: number;
   /** Express `trust proxy` setting: how many proxies sit in front of the gateway. */
   trustProxy?: number | boolean;
+  /** Every service holding project data, purged when a project is deleted (default none). */
+  purges?: ServicePurge[];
+  /** First delay between retries of an unfinished purge (default 5 s). */
+  purgeRetryMs?: number;
 }
 
 export interface Gateway {
   app: Express;
   keys: KeyAuthenticator;
+  /** Project deletion and purges; `resume()` after start, `close()` at shutdown. */
+  deletion: ProjectDeletion;
 }
 
 /** Refuses a declared body over 1 MiB before anything reads it (services also cap streamed bodies). */
@@ -60,6 +68,13 @@ function stripInternalHeaders(req: express.Request): void {
 export function createGatewayApp(opts: GatewayOptions): Gateway {
   const app = express();
   const keys = new KeyAuthenticator(opts.store, { cacheTtlMs: opts.keyCacheTtlMs });
+  const deletion = new ProjectDeletion({
+    store: opts.store,
+    purges: opts.purges ?? [],
+    logger: opts.logger,
+    retryMs: opts.purgeRetryMs ?? 5000,
+    onDeleted: () => keys.forget(),
+  });
   const metrics = createMetrics('gateway', { defaultMetrics: true });
   app.disable('x-powered-by');
   app.set('trust proxy', opts.trustProxy ?? false);
@@ -90,7 +105,7 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
   });
   app.get('/metrics', metrics.handler);
   app.use(bodyLimit);
-  app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey }));
+  app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey, deletion }));
 
   app.use(async (req, res, next) => {
     const route = matchRoute(req.method, req.path);
@@ -110,5 +125,5 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
 
   app.use(notFoundHandler);
   app.use(errorHandler(opts.logger));
-  return { app, keys };
+  return { app, keys, deletion };
 }

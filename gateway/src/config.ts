@@ -9,6 +9,8 @@ const shared = {
   PLINTH_CORS_ORIGINS: Joi.string().default('*'),
   PLINTH_KEY_CACHE_TTL_MS: Joi.number().integer().min(0).max(600_000).default(5000),
   PLINTH_TRUST_PROXY: Joi.number().integer().min(0).max(10).default(0),
+  PLINTH_PURGE_RETRY_MS: Joi.number().integer().min(10).max(600_000).default(5000),
+  PLINTH_PURGE_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(30_000),
   LOG_LEVEL: commonConfig.logLevel,
 };
 
@@ -18,6 +20,10 @@ export interface GatewaySharedConfig {
   PLINTH_CORS_ORIGINS: string;
   PLINTH_KEY_CACHE_TTL_MS: number;
   PLINTH_TRUST_PROXY: number;
+  /** First delay between retries of a project purge a service did not finish (doubles up to 60 s). */
+  PLINTH_PURGE_RETRY_MS: number;
+  /** Cluster: how long the gateway waits for one service to purge a project. */
+  PLINTH_PURGE_TIMEOUT_MS: number;
   LOG_LEVEL: string;
 }
 

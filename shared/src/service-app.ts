@@ -8,7 +8,7 @@ import { httpLogger } from './logger';
 import { createMetrics, type Metrics } from './metrics';
 import { requestId } from './request-id';
 import { isProjectId, type ProjectId } from './types';
-import type { RequestContext } from './context';
+import { requireSecretKey, type RequestContext } from './context';
 
 export const BODY_LIMIT = '1mb';
 
@@ -25,6 +25,17 @@ export interface ServiceAppOptions {
   metrics?: Metrics;
   /** Log one line per request (off when the gateway in the same process already does). */
   logRequests?: boolean;
+  /**
+   * Deletes everything the service holds for a project, when the operator deletes it. Served at
+   * `POST /v1/projects/{p}/purge` (purgePath) for the gateway only: no public route leads there.
+   * Must be idempotent: the gateway retries until every service has answered.
+   */
+  purge?: (project: ProjectId) => Promise<void>;
+}
+
+/** Where a service answers the gateway's purge of a deleted project. */
+export function purgePath(project: string): string {
+  return `/v1/projects/${project}/purge`;
 }
 
 const PROJECT_IN_PATH = /^\/v1\/projects\/([^/]+)/;
@@ -98,6 +109,14 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   const json = express.json({ limit: BODY_LIMIT });
   const form = express.urlencoded({ limit: BODY_LIMIT, extended: false });
   app.use(internalBodyParser((req, res, next) => json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next)))));
+  const purge = opts.purge;
+  if (purge) {
+    app.post('/v1/projects/:project/purge', async (_req, res) => {
+      const ctx = requireSecretKey(res);
+      await purge(ctx.project);
+      res.json({ purged: true, project: ctx.project });
+    });
+  }
   app.use(opts.routes);
   app.use(notFoundHandler);
   app.use(errorHandler(opts.logger));
@@ -110,4 +129,6 @@ export interface BuiltService {
   app: Express;
   /** Closes stores, queues and connections. */
   close: () => Promise<void>;
+  /** Deletes everything the service holds for a project (see ServiceAppOptions.purge). */
+  purge?: (project: ProjectId) => Promise<void>;
 }

@@ -19,7 +19,7 @@ import { asProjectId, createLogger, loadConfig, newSecret } from '@plinth/shared
 import { standaloneConfigSchema } from '../config';
 import { generateKey } from '../keys';
 import { composeStandalone, type Standalone } from '../standalone-compose';
-import { startCluster } from './cluster';
+import { startCluster, type Cluster } from './cluster';
 
 export interface TestProject {
   id: string;
@@ -39,6 +39,8 @@ export interface TestPlinth {
   dataDir: string;
   /** The in-process composition; undefined in the cluster topology. */
   standalone?: Standalone;
+  /** The processes of the cluster topology; undefined in standalone. */
+  cluster?: Cluster;
   createProject(id?: string): Promise<TestProject>;
   /** A base URL to reach the gateway over real HTTP (standalone: starts a listener on first call). */
   url(): Promise<string>;
@@ -69,6 +71,7 @@ async function startClusterPlinth(opts: { env?: Record<string, string> }): Promi
   try {
     return {
       topology: 'cluster',
+      cluster,
       app: cluster.url,
       adminKey: cluster.adminKey,
       project: await cluster.createProject(),

@@ -2,6 +2,7 @@ import { Router, type Express } from 'express';
 import type { Logger } from 'pino';
 import { createServiceApp } from '@plinth/shared';
 import type { AuthContext } from './flows/auth-context';
+import { purgeProject } from './flows/purge';
 import { adminRoutes } from './routes/admin-routes';
 import { clientRoutes } from './routes/client-routes';
 import { requireAuthEnabled, requireProjectKey } from './routes/guards';
@@ -37,6 +38,7 @@ export function createAuthApp(deps: AuthAppDeps): Express {
     routes,
     ready: deps.ready,
     logRequests: deps.logRequests,
+    purge: (project) => purgeProject(deps.auth, project),
   });
   app.set('trust proxy', deps.trustProxy);
   return app;

@@ -16,6 +16,7 @@ import { systemClock, type Clock } from './clock';
 import type { AuthConfig } from './config';
 import { PasswordHasher } from './domain/passwords';
 import type { AuthContext } from './flows/auth-context';
+import { purgeProject } from './flows/purge';
 import { SettingsReader } from './flows/settings';
 import type { MailOutbox } from './mail/mail-outbox';
 import { EmbeddedSessionStore } from './store/embedded-session-store';
@@ -131,6 +132,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     app,
     revocations: sessions.revocations,
     keys,
+    purge: (project) => purgeProject(auth, project),
     settings: auth.settings,
     close: async () => {
       for (const close of closers) await close();

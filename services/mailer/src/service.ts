@@ -7,7 +7,7 @@ import {
   type BuiltService,
   type MailQueue,
 } from '@plinth/shared';
-import { createMailerApp } from './app';
+import { createMailerApp, purgeMail } from './app';
 import type { MailerConfig } from './config';
 import { createMailMetrics } from './metrics/mail-metrics';
 import { AuthServiceMailSettings } from './store/auth-mail-settings';
@@ -99,5 +99,5 @@ export async function buildMailerService(
     })();
     return closing;
   };
-  return { name: 'mailer', app, close };
+  return { name: 'mailer', app, close, purge: (project) => purgeMail(queue, mailbox, project) };
 }

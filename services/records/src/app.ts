@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { createServiceApp } from '@plinth/shared';
+import { createServiceApp, type ProjectId } from '@plinth/shared';
 import type { AccessPolicy } from './domain/access-policy';
 import { CollectionOperations } from './operations/collection-operations';
 import { RecordOperations } from './operations/record-operations';
@@ -19,6 +19,13 @@ export interface RecordsAppDeps {
   /** Defaults to pinging the store. */
   ready?: () => Promise<void>;
   clock?: () => Date;
+  /** Runs after the project's collections are gone, when the project is purged (drop caches). */
+  onPurge?: (project: ProjectId) => void;
+}
+
+/** Deletes every collection of the project with its records and idempotency keys. Idempotent. */
+export async function purgeRecords(store: RecordStore, project: ProjectId): Promise<void> {
+  for (const c of await store.listCollections(project)) await store.deleteCollection(project, c.name);
 }
 
 /** Builds the records service's express app from injected ports. */
@@ -33,5 +40,9 @@ export function createRecordsApp(deps: RecordsAppDeps): Express {
     routes,
     ready: deps.ready ?? (() => deps.store.ping()),
     logRequests: deps.logRequests,
+    purge: async (project) => {
+      await purgeRecords(deps.store, project);
+      deps.onPurge?.(project);
+    },
   });
 }
