@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import {
   NotFoundError,
   PayloadTooLargeError,
+  UnauthorizedError,
   UnavailableError,
   createMetrics,
   errorHandler,
@@ -14,7 +15,7 @@ import {
   INTERNAL_HEADERS,
   type KeyKind,
 } from '@plinth/shared';
-import { bearer } from './keys';
+import { bearer, safeEqual } from './keys';
 import { KeyAuthenticator } from './key-authenticator';
 import { ProjectDeletion } from './purge/project-deletion';
 import type { ServicePurge } from './purge/service-purges';
@@ -46,6 +47,11 @@ export interface Gateway {
   keys: KeyAuthenticator;
   /** Project deletion and purges; `resume()` after start, `close()` at shutdown. */
   deletion: ProjectDeletion;
+  /**
+   * `/metrics` alone, without the operator key: serve it on a port that only the scraper can
+   * reach (PLINTH_METRICS_PORT), never on the public one.
+   */
+  metricsApp: Express;
 }
 
 /** Refuses a declared body over 1 MiB before anything reads it (services also cap streamed bodies). */
@@ -103,7 +109,11 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     }
     res.json({ status: 'ready', service: 'gateway' });
   });
-  app.get('/metrics', metrics.handler);
+  // On the public port, metrics (traffic, latencies, process figures) are for the operator only.
+  app.get('/metrics', (req, _res, next) => {
+    const key = bearer(req.headers.authorization);
+    next(key && safeEqual(key, opts.adminKey) ? undefined : new UnauthorizedError('/metrics needs the operator key.'));
+  }, metrics.handler);
   app.use(bodyLimit);
   app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey, deletion }));
 
@@ -125,5 +135,10 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
 
   app.use(notFoundHandler);
   app.use(errorHandler(opts.logger));
-  return { app, keys, deletion };
+  const metricsApp = express();
+  metricsApp.disable('x-powered-by');
+  metricsApp.get('/metrics', metrics.handler);
+  metricsApp.use(notFoundHandler);
+  metricsApp.use(errorHandler(opts.logger));
+  return { app, keys, deletion, metricsApp };
 }

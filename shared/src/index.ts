@@ -11,6 +11,7 @@ export * from './ids';
 export * from './context';
 export * from './service-app';
 export * from './serve';
+export * from './startup';
 export * from './sqlite';
 export * from './internal-client';
 export * from './mail-queue';
