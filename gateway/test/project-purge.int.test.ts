@@ -32,6 +32,8 @@ describe('deleting a project purges its data', () => {
   });
   afterAll(async () => {
     await t?.close();
+    // Nothing of the run is left in the shared Redis (cluster: queue, sessions, revocations).
+    expect(await t?.leftoverRedisKeys()).toEqual([]);
   });
 
   const admin = () => `Bearer ${t.adminKey}`;
