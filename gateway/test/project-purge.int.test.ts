@@ -3,7 +3,9 @@
  * topologies: a project created again with the same id starts empty, the old tenant's access
  * and refresh tokens are refused, and the id cannot be reused while the purge is unfinished.
  */
+import { Redis } from 'ioredis';
 import request from 'supertest';
+import { DEFAULT_AUTH_REDIS_PREFIX } from '@plinth/shared';
 import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
 
 const RUN = `${process.pid.toString(36)}${Date.now().toString(36)}`;
@@ -72,6 +74,17 @@ describe('deleting a project purges its data', () => {
     expect(del.status).toBe(200);
     expect(del.body).toMatchObject({ deleted: true, id });
     expect((await call(old, 'get', '/collections', old.sk)).status).toBe(401);
+    if (t.topology === 'cluster') {
+      // Sessions lived in Redis: the families and refresh tokens are gone, the revocation marker stays.
+      const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+      try {
+        const left = async (kind: string) => (await redis.keys(`${DEFAULT_AUTH_REDIS_PREFIX}${kind}:${id}:*`)).length;
+        expect({ sess: await left('sess'), rt: await left('rt'), user: await left('user') }).toEqual({ sess: 0, rt: 0, user: 0 });
+        expect(await left('revoked')).toBe(1);
+      } finally {
+        redis.disconnect();
+      }
+    }
 
     const fresh = await createProject(id);
     // Records: no collection; a collection of the same name holds nothing and forgot the idempotency key.
