@@ -94,9 +94,10 @@ export class MongoProjectStore implements ProjectStore {
 
   async deleteProject(id: ProjectId): Promise<boolean> {
     if (!(await this.projects.findOne({ _id: id }))) return false;
+    // Tombstone first (a racing create sees it), then the keys (they stop working), then the project.
     await this.purges.updateOne({ _id: id }, { $setOnInsert: { deleted_at: new Date().toISOString() } }, { upsert: true, ...WRITE });
-    const r = await this.projects.deleteOne({ _id: id }, WRITE);
     await this.keys.deleteMany({ project: id }, WRITE);
+    const r = await this.projects.deleteOne({ _id: id }, WRITE);
     return r.deletedCount > 0;
   }
 
