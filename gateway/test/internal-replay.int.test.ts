@@ -6,7 +6,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Router } from 'express';
-import { asProjectId, createLogger, createServiceApp, requestContext } from '@plinth/shared';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { RedisNonceStore, asProjectId, createLogger, createServiceApp, internalHeaders, requestContext } from '@plinth/shared';
 import { createGatewayApp } from '../src/app';
 import { generateKey } from '../src/keys';
 import { SqliteProjectStore } from '../src/store/sqlite-project-store';
@@ -150,5 +152,45 @@ describe('internal credential replay (gateway → service over the network)', ()
     const first = await replay(service.url, held);
     expect(first).toEqual({ status: 201, body: { done: { data: { amount: 3, note: 'é ✓' } }, by: 'secret' } });
     expect((await replay(service.url, held)).status).toBe(401);
+  });
+});
+
+describe('internal credential replay across replicas (nonces shared in Redis)', () => {
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const prefix = `test:nonce:${randomBytes(6).toString('hex')}:`;
+  const replicas: Array<{ url: string; server: http.Server }> = [];
+
+  beforeAll(async () => {
+    for (let i = 0; i < 2; i++) {
+      const routes = Router();
+      routes.post('/v1/projects/:project/collections/:name/records', (req, res) => {
+        res.status(201).json({ replica: i, done: req.body });
+      });
+      const nonceStore = new RedisNonceStore(redis, prefix);
+      replicas.push(await listen(createServiceApp({ name: 'records', internalSecret: SECRET, logger, routes, nonceStore })));
+    }
+  });
+
+  afterAll(async () => {
+    for (const r of replicas) await close(r.server);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it('refuses at one replica a credential another replica accepted', async () => {
+    const path = '/v1/projects/shop/collections/orders/records';
+    const body = JSON.stringify({ data: { amount: 5 } });
+    const headers = {
+      ...internalHeaders(SECRET, { project: 'shop', keyKind: 'secret', requestId: 'req-x' }, { method: 'POST', path }, body),
+      'content-type': 'application/json',
+    };
+    const send = (i: number, h: Record<string, string>) => fetch(replicas[i]!.url + path, { method: 'POST', headers: h, body });
+    expect((await send(0, headers)).status).toBe(201);
+    expect((await send(1, headers)).status).toBe(401);
+    expect((await send(0, headers)).status).toBe(401);
+    // A fresh credential for the same operation is accepted by the other replica.
+    const fresh = { ...internalHeaders(SECRET, { project: 'shop', keyKind: 'secret', requestId: 'req-x' }, { method: 'POST', path }, body), 'content-type': 'application/json' };
+    expect((await send(1, fresh)).status).toBe(201);
   });
 });

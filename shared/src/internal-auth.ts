@@ -113,6 +113,11 @@ export function internalHeaders(
   };
 }
 
+/** Epoch ms after which `credential` is refused anyway (its nonce need not be kept longer). */
+export function credentialExpiry(credential: VerifiedCredential): number {
+  return (credential.ts + INTERNAL_CREDENTIAL_WINDOW_SECONDS + 1) * 1000;
+}
+
 /**
  * Nonces of the credentials this process accepted, kept until their credential expires. A
  * nonce is accepted once. Memory: one entry per request of the last two minutes.
@@ -127,7 +132,7 @@ export class ReplayGuard {
     const now = this.nowMs();
     this.prune(now);
     if (this.seen.has(credential.nonce)) return false;
-    this.seen.set(credential.nonce, (credential.ts + INTERNAL_CREDENTIAL_WINDOW_SECONDS + 1) * 1000);
+    this.seen.set(credential.nonce, credentialExpiry(credential));
     return true;
   }
 

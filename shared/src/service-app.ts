@@ -2,7 +2,8 @@ import express, { type Express, type RequestHandler, type Router } from 'express
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { UnauthorizedError, UnavailableError } from './errors';
-import { INTERNAL_HEADERS, ReplayGuard, isInProcess, isKeyKind, verifyInternal } from './internal-auth';
+import { INTERNAL_HEADERS, ReplayGuard, credentialExpiry, isInProcess, isKeyKind, verifyInternal } from './internal-auth';
+import type { NonceStore } from './nonce-store';
 import { SIGNED_DIGEST, internalBodyParser } from './internal-body';
 import { httpLogger } from './logger';
 import { createMetrics, type Metrics } from './metrics';
@@ -31,6 +32,11 @@ export interface ServiceAppOptions {
    * Must be idempotent: the gateway retries until every service has answered.
    */
   purge?: (project: ProjectId) => Promise<void>;
+  /**
+   * Cluster: where every replica records the internal credentials it accepted (Redis), so a
+   * credential is accepted once across replicas. Default: each process remembers its own.
+   */
+  nonceStore?: NonceStore;
 }
 
 /** Where a service answers the gateway's purge of a deleted project. */
@@ -46,7 +52,7 @@ const PROJECT_IN_PATH = /^\/v1\/projects\/([^/]+)/;
  * this method and path, and is accepted once (`guard`); its body digest is checked by
  * internalBodyParser.
  */
-export function requireInternal(secret: string, guard: ReplayGuard = new ReplayGuard()): RequestHandler {
+export function requireInternal(secret: string, guard: ReplayGuard = new ReplayGuard(), shared?: NonceStore): RequestHandler {
   return (req, res, next) => {
     const h = req.headers;
     const project = h[INTERNAL_HEADERS.project];
@@ -58,6 +64,16 @@ export function requireInternal(secret: string, guard: ReplayGuard = new ReplayG
       refuse();
       return;
     }
+    const proceed = () => {
+      const inPath = PROJECT_IN_PATH.exec(req.path);
+      if (inPath && inPath[1] !== project) {
+        next(new UnauthorizedError('The credential is for another project.'));
+        return;
+      }
+      const ctx: RequestContext = { project, keyKind, requestId: reqId };
+      res.locals.plinth = ctx;
+      next();
+    };
     if (!isInProcess(req)) {
       const verified =
         typeof credential === 'string'
@@ -68,15 +84,16 @@ export function requireInternal(secret: string, guard: ReplayGuard = new ReplayG
         return;
       }
       res.locals[SIGNED_DIGEST] = verified.digest;
+      if (shared) {
+        // Every replica shares the nonces: a credential one replica accepted, no other accepts.
+        shared.claim(verified.nonce, credentialExpiry(verified)).then(
+          (first) => (first ? proceed() : refuse()),
+          () => next(new UnavailableError('The service cannot check its internal credentials right now.')),
+        );
+        return;
+      }
     }
-    const inPath = PROJECT_IN_PATH.exec(req.path);
-    if (inPath && inPath[1] !== project) {
-      next(new UnauthorizedError('The credential is for another project.'));
-      return;
-    }
-    const ctx: RequestContext = { project: project as ProjectId, keyKind, requestId: reqId };
-    res.locals.plinth = ctx;
-    next();
+    proceed();
   };
 }
 
@@ -105,7 +122,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     res.json({ status: 'ready', service: opts.name });
   });
   app.get('/metrics', metrics.handler);
-  app.use(requireInternal(opts.internalSecret));
+  app.use(requireInternal(opts.internalSecret, new ReplayGuard(), opts.nonceStore));
   const json = express.json({ limit: BODY_LIMIT });
   const form = express.urlencoded({ limit: BODY_LIMIT, extended: false });
   app.use(internalBodyParser((req, res, next) => json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next)))));

@@ -1,6 +1,6 @@
 import { Router, type Express } from 'express';
 import type { Logger } from 'pino';
-import { createServiceApp } from '@plinth/shared';
+import { createServiceApp, type NonceStore } from '@plinth/shared';
 import type { AuthContext } from './flows/auth-context';
 import { purgeProject } from './flows/purge';
 import { adminRoutes } from './routes/admin-routes';
@@ -10,6 +10,8 @@ import { projectRoutes } from './routes/project-routes';
 import { createRateLimits, type RateLimitOptions } from './routes/rate-limits';
 
 export interface AuthAppDeps {
+  /** Cluster: nonces of accepted internal credentials, shared by every replica (Redis). */
+  nonceStore?: NonceStore;
   logger: Logger;
   internalSecret: string;
   auth: AuthContext;
@@ -38,6 +40,7 @@ export function createAuthApp(deps: AuthAppDeps): Express {
     routes,
     ready: deps.ready,
     logRequests: deps.logRequests,
+    nonceStore: deps.nonceStore,
     purge: (project) => purgeProject(deps.auth, project),
   });
   app.set('trust proxy', deps.trustProxy);

@@ -6,6 +6,7 @@ import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import {
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
+  RedisNonceStore,
   openSqlite,
   type BuiltService,
   type SqliteDatabase,
@@ -121,6 +122,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
             })
         : undefined,
     },
+    nonceStore: redis ? new RedisNonceStore(redis) : undefined,
     ready: async () => {
       await users.ping();
       await sessions.ping();

@@ -1,11 +1,13 @@
 import { Router, type Express } from 'express';
 import type { Logger } from 'pino';
-import { createServiceApp, type MailQueue, type Metrics, type ProjectId } from '@plinth/shared';
+import { createServiceApp, type NonceStore, type MailQueue, type Metrics, type ProjectId } from '@plinth/shared';
 import { deadLetterRoutes } from './routes/dead-letter-routes';
 import { mailboxRoutes } from './routes/mailbox-routes';
 import type { MailboxStore } from './store/mailbox-store';
 
 export interface MailerAppDeps {
+  /** Cluster: nonces of accepted internal credentials, shared by every replica (Redis). */
+  nonceStore?: NonceStore;
   logger: Logger;
   internalSecret: string;
   /** The queue whose dead letters the API shows. */
@@ -37,6 +39,7 @@ export function createMailerApp(deps: MailerAppDeps): Express {
     ready: deps.ready,
     metrics: deps.metrics,
     logRequests: deps.logRequests,
+    nonceStore: deps.nonceStore,
     purge: (project) => purgeMail(deps.queue, deps.mailbox, project),
   });
 }

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
+import { Redis } from 'ioredis';
 import {
   InternalClient,
+  RedisNonceStore,
   createMailQueueFromConfig,
   createMetrics,
   mailerDatabaseFile,
@@ -78,6 +80,8 @@ export async function buildMailerService(
     }),
   );
 
+  // Cluster (its own queue, on Redis): accepted internal credentials are shared by every replica.
+  const redis = ownsQueue && config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
   const app = createMailerApp({
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
@@ -85,6 +89,7 @@ export async function buildMailerService(
     mailbox,
     metrics,
     logRequests: opts.logRequests,
+    nonceStore: redis ? new RedisNonceStore(redis) : undefined,
     ready: async () => {
       await queue.counts();
     },
@@ -96,6 +101,7 @@ export async function buildMailerService(
       await queue.stop();
       if (ownsQueue) await queue.close();
       await transport.close();
+      redis?.disconnect();
     })();
     return closing;
   };

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { createServiceApp, type ProjectId } from '@plinth/shared';
+import { createServiceApp, type NonceStore, type ProjectId } from '@plinth/shared';
 import type { AccessPolicy } from './domain/access-policy';
 import { CollectionOperations } from './operations/collection-operations';
 import { RecordImport } from './operations/record-import';
@@ -9,6 +9,8 @@ import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
 import type { RecordStore } from './store/record-store';
 
 export interface RecordsAppDeps {
+  /** Cluster: nonces of accepted internal credentials, shared by every replica (Redis). */
+  nonceStore?: NonceStore;
   logger: Logger;
   internalSecret: string;
   store: RecordStore;
@@ -42,6 +44,7 @@ export function createRecordsApp(deps: RecordsAppDeps): Express {
     routes,
     ready: deps.ready ?? (() => deps.store.ping()),
     logRequests: deps.logRequests,
+    nonceStore: deps.nonceStore,
     purge: async (project) => {
       await purgeRecords(deps.store, project);
       deps.onPurge?.(project);

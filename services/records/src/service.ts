@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { BuiltService } from '@plinth/shared';
+import { RedisNonceStore, type BuiltService } from '@plinth/shared';
 import { createRecordsApp, purgeRecords } from './app';
 import type { RecordsConfig } from './config';
 import { Redis } from 'ioredis';
@@ -51,6 +51,7 @@ export async function buildRecordsService(
     policy,
     authenticateUser: opts.authenticateUser ?? tokens!,
     onPurge: (project) => tokens?.forget(project),
+    nonceStore: redis ? new RedisNonceStore(redis) : undefined,
   });
   return {
     name: 'records',
