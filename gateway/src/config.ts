@@ -11,7 +11,7 @@ const shared = {
   PLINTH_TRUST_PROXY: Joi.number().integer().min(0).max(10).default(0),
   PLINTH_METRICS_PORT: Joi.number().integer().min(1).max(65535),
   PLINTH_PURGE_RETRY_MS: Joi.number().integer().min(10).max(600_000).default(5000),
-  PLINTH_PURGE_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(30_000),
+  PLINTH_PURGE_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(10_000),
   LOG_LEVEL: commonConfig.logLevel,
 };
 
