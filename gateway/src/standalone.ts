@@ -1,7 +1,8 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
+import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
-import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
+import { createLogger, installProcessHandlers, loadConfigOrExit, runMain, serve, type Served } from '@plinth/shared';
 import { ensureDemoProject, resolveAdminKey } from './bootstrap';
 import { standaloneConfigSchema, type StandaloneConfig } from './config';
 import { KeyAuthenticator } from './key-authenticator';
@@ -31,7 +32,7 @@ async function runSingle(config: StandaloneConfig, logger: Logger, admin: AdminK
   const plinth = await composeStandalone({ ...config, PLINTH_ADMIN_KEY: admin.key }, process.env, logger);
   const demo = await ensureDemoProject(config.PLINTH_DATA_DIR, plinth.store, plinth.gateway.keys);
   const served = await serve(plinth.gateway.app, { port: config.PORT, host: config.HOST, logger, onShutdown: plinth.close });
-  installProcessHandlers(served.shutdown, logger);
+  installServeHandlers(served, await serveMetrics(config, plinth.gateway.metricsApp, logger), logger);
   printBanner(config, served.port, admin, demo, 1);
 }
 
@@ -84,7 +85,20 @@ async function runWorker(config: StandaloneConfig, logger: Logger): Promise<void
     },
     { port: config.PORT, host: config.HOST, logger: workerLogger, onShutdown: plinth.close },
   );
-  installProcessHandlers(served.shutdown, workerLogger);
+  // Each worker's own metrics, on the shared metrics port: a scrape reaches one worker.
+  installServeHandlers(served, await serveMetrics(config, plinth.gateway.metricsApp, workerLogger), workerLogger);
+}
+
+/** Prometheus scrapes here without the operator key (same HOST as the API). */
+async function serveMetrics(config: StandaloneConfig, metricsApp: RequestListener, logger: Logger): Promise<Served | null> {
+  return config.PLINTH_METRICS_PORT ? serve(metricsApp, { port: config.PLINTH_METRICS_PORT, host: config.HOST, logger }) : null;
+}
+
+function installServeHandlers(served: Served, metrics: Served | null, logger: Logger): void {
+  installProcessHandlers(async () => {
+    await metrics?.shutdown();
+    await served.shutdown();
+  }, logger);
 }
 
 function printBanner(config: StandaloneConfig, port: number, admin: AdminKey, demo: DemoKeys, workers: number): void {
@@ -92,6 +106,7 @@ function printBanner(config: StandaloneConfig, port: number, admin: AdminKey, de
   const lines = [
     '',
     `Plinth is running (standalone) at ${url}`,
+    `  listening on:    ${config.HOST}:${port}${config.HOST === '127.0.0.1' ? ' (this machine only; set HOST=0.0.0.0 to accept other machines)' : ''}`,
     `  data directory:  ${config.PLINTH_DATA_DIR}`,
     `  workers:         ${workers}${workers > 1 ? ' (PLINTH_WORKERS)' : ''}`,
     admin.source === 'env'
@@ -113,4 +128,4 @@ function printBanner(config: StandaloneConfig, port: number, admin: AdminKey, de
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }
 
-void main();
+runMain(main);

@@ -6,6 +6,7 @@ import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import {
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
+  RedisNonceStore,
   openSqlite,
   SqliteRateLimitStore,
   type BuiltService,
@@ -18,6 +19,7 @@ import type { AuthConfig } from './config';
 import { PasswordHasher } from './domain/passwords';
 import type { AuthContext } from './flows/auth-context';
 import { BackgroundWork } from './flows/background';
+import { purgeProject } from './flows/purge';
 import { SettingsReader } from './flows/settings';
 import type { MailOutbox } from './mail/mail-outbox';
 import { EmbeddedSessionStore } from './store/embedded-session-store';
@@ -127,6 +129,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
         : // Standalone: counters in auth.db, so every worker process counts against one limit.
           (name) => new SqliteRateLimitStore(embeddedDb(), `${name}:`),
     },
+    nonceStore: redis ? new RedisNonceStore(redis) : undefined,
     ready: async () => {
       await users.ping();
       await sessions.ping();
@@ -138,6 +141,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     app,
     revocations: sessions.revocations,
     keys,
+    purge: (project) => purgeProject(auth, project),
     settings: auth.settings,
     idle: () => background.idle(),
     close: async () => {
