@@ -93,6 +93,8 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
   app.disable('x-powered-by');
   app.set('trust proxy', opts.trustProxy ?? false);
   app.set('query parser', 'simple');
+  // No ETag: hashing every JSON body costs on each request, and records carry `version`.
+  app.set('etag', false);
   app.use(requestId());
   app.use(metrics.middleware);
   app.use(httpLogger(opts.logger));

@@ -7,6 +7,7 @@ import {
   PayloadTooLargeError,
   UnavailableError,
   bodyDigest,
+  inProcessEntry,
   markInProcess,
   signInternal,
   type KeyKind,
@@ -26,16 +27,19 @@ export interface Upstream {
 }
 
 /**
- * Standalone transport: the service's express app runs in this process and is called directly
- * — same middleware chain, no loopback HTTP hop (DESIGN.md §1). The request never leaves the
- * process, so it is marked in-process instead of signed.
+ * Standalone transport: the service's express app runs in this process and is called directly,
+ * no loopback HTTP hop (DESIGN.md §1). The request never leaves the process, so it is marked
+ * in-process instead of signed. For an app built on the service chassis, only its API router
+ * runs (inProcessEntry): request id, metrics, logging, 404 and the error envelope are the
+ * gateway's, done once.
  */
 export function inProcessUpstream(app: (req: Request, res: Response, next: NextFunction) => void): Upstream {
+  const entry = inProcessEntry(app);
   return {
     kind: 'in-process',
     handle: (req, res, next) => {
       markInProcess(req);
-      app(req, res, next);
+      entry(req, res, next);
     },
     close: () => {},
   };

@@ -105,6 +105,7 @@ const MAX_STATEMENTS = 500;
 export class SqliteRecordStore implements RecordStore {
   private lastPurge = 0;
   private readonly statements = new Map<string, Statement>();
+  private readonly parsedCollections = new Map<string, { body: string; collection: Collection }>();
 
   /**
    * The prepared statement for `sql`, prepared once and reused (SQLite re-prepares it by itself
@@ -137,10 +138,22 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async getCollection(project: ProjectId, name: string): Promise<Collection | null> {
+    // Every record request loads its collection: the parsed definition is reused while the stored
+    // text is the same (a string compare costs far less than JSON.parse). Treat it as read-only.
     const row = this.prepared('SELECT body FROM collections WHERE project = ? AND name = ?').get(project, name) as
       | { body: string }
       | undefined;
-    return row ? (JSON.parse(row.body) as Collection) : null;
+    const key = `${project}\n${name}`;
+    if (!row) {
+      this.parsedCollections.delete(key);
+      return null;
+    }
+    const known = this.parsedCollections.get(key);
+    if (known && known.body === row.body) return known.collection;
+    const collection = JSON.parse(row.body) as Collection;
+    if (this.parsedCollections.size >= MAX_STATEMENTS) this.parsedCollections.delete(this.parsedCollections.keys().next().value as string);
+    this.parsedCollections.set(key, { body: row.body, collection });
+    return collection;
   }
 
   async createCollection(project: ProjectId, collection: Collection): Promise<void> {
