@@ -14,3 +14,4 @@ export * from './sqlite';
 export * from './internal-client';
 export * from './mail-queue';
 export * from './revocation';
+export * from './storable-json';
