@@ -46,6 +46,8 @@ interface ArmedFault extends FaultSpec {
 interface Hold {
   op: FaultOp;
   collection?: string;
+  /** Matching calls still to let through before the held one. */
+  skip: number;
   reached: () => void;
   released: Promise<void>;
 }
@@ -131,12 +133,12 @@ export class MingoControl {
     this.faults.push({ ...spec, seen: 0 });
   }
 
-  hold(op: FaultOp, collection?: string): { reached: Promise<void>; release: () => void } {
+  hold(op: FaultOp, collection?: string, nth = 1): { reached: Promise<void>; release: () => void } {
     let reached!: () => void;
     let release!: () => void;
     const reachedP = new Promise<void>((r) => (reached = r));
     const released = new Promise<void>((r) => (release = r));
-    this.holds.push({ op, collection, reached, released });
+    this.holds.push({ op, collection, skip: nth - 1, reached, released });
     return { reached: reachedP, release };
   }
 
@@ -162,6 +164,10 @@ export class MingoControl {
   async maybeHold(op: FaultOp, collection: string): Promise<void> {
     const h = this.holds.find((x) => x.op === op && (x.collection === undefined || x.collection === collection));
     if (!h) return;
+    if (h.skip > 0) {
+      h.skip--;
+      return;
+    }
     this.holds = this.holds.filter((x) => x !== h);
     h.reached();
     await h.released;
@@ -186,11 +192,11 @@ export function injectFault(db: Db, spec: FaultSpec): void {
 }
 
 /**
- * Holds the next call of `op` (on `collection`, if given) before it acts: `reached` resolves
- * when the call arrives, and the call proceeds after `release()`.
+ * Holds the `nth` next call (default 1) of `op` (on `collection`, if given) before it acts:
+ * `reached` resolves when the call arrives, and the call proceeds after `release()`.
  */
-export function holdNext(db: Db, op: FaultOp, collection?: string): { reached: Promise<void>; release: () => void } {
-  return controlOf(db).hold(op, collection);
+export function holdNext(db: Db, op: FaultOp, collection?: string, nth = 1): { reached: Promise<void>; release: () => void } {
+  return controlOf(db).hold(op, collection, nth);
 }
 
 /** How many times `op` was called (on `collection`, if given — then only calls naming it). */
