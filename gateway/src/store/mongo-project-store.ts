@@ -1,4 +1,4 @@
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb';
 import { ConflictError, type ProjectId } from '@plinth/shared';
 import type { ApiKeyRecord, ProjectRecord, ProjectStore } from './project-store';
 
@@ -16,7 +16,8 @@ interface KeyDoc {
   created_at: string;
 }
 
-const WRITE = { writeConcern: { w: 'majority' as const } };
+const WRITE = { writeConcern: { w: 'majority' as const, wtimeoutMS: 10_000 } };
+const TRANSACTION = { ...WRITE, readConcern: { level: 'snapshot' as const }, readPreference: 'primary' as const };
 
 function isDuplicateKey(err: unknown): boolean {
   return err instanceof MongoServerError && err.code === 11000;
@@ -32,7 +33,12 @@ const toKey = (d: KeyDoc): ApiKeyRecord => ({
   created_at: d.created_at,
 });
 
-/** ProjectStore on MongoDB (cluster mode). Call `init()` once to create indexes. */
+/**
+ * ProjectStore on MongoDB (cluster mode). Call `init()` once to create indexes.
+ * Deleting a project and adding a key are transactions (so a replica set is required) that both
+ * write the project document: of a deletion and a key addition racing, one sees the other's
+ * result, and no key outlives its project. A key is only ever found while its project exists.
+ */
 export class MongoProjectStore implements ProjectStore {
   private readonly projects: Collection<ProjectDoc>;
   private readonly keys: Collection<KeyDoc>;
@@ -80,20 +86,35 @@ export class MongoProjectStore implements ProjectStore {
   }
 
   async deleteProject(id: ProjectId): Promise<boolean> {
-    const r = await this.projects.deleteOne({ _id: id }, WRITE);
-    await this.keys.deleteMany({ project: id }, WRITE);
-    return r.deletedCount > 0;
+    return this.transaction(async (session) => {
+      await this.keys.deleteMany({ project: id }, { session });
+      const r = await this.projects.deleteOne({ _id: id }, { session });
+      return r.deletedCount > 0;
+    });
   }
 
   async addKey(key: ApiKeyRecord): Promise<boolean> {
-    if (!(await this.projects.findOne({ _id: key.project }))) return false;
     try {
-      await this.keys.insertOne(this.keyDoc(key), WRITE);
+      return await this.transaction(async (session) => {
+        // A write to the project document, so a concurrent deleteProject conflicts with this one.
+        const seen = await this.projects.updateOne({ _id: key.project }, { $inc: { key_writes: 1 } }, { session });
+        if (seen.matchedCount === 0) return false;
+        await this.keys.insertOne(this.keyDoc(key), { session });
+        return true;
+      });
     } catch (err) {
       if (isDuplicateKey(err)) throw new ConflictError('Key already exists.');
       throw err;
     }
-    return true;
+  }
+
+  private async transaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
+    const session = this.db.client.startSession();
+    try {
+      return await session.withTransaction(() => fn(session), TRANSACTION);
+    } finally {
+      await session.endSession();
+    }
   }
 
   async listKeys(project: ProjectId): Promise<ApiKeyRecord[]> {
@@ -103,7 +124,9 @@ export class MongoProjectStore implements ProjectStore {
 
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
     const d = await this.keys.findOne({ hash: String(hash) });
-    return d ? toKey(d) : null;
+    if (!d) return null;
+    // A key left behind by an interrupted deletion (before deletions were transactions) never counts.
+    return (await this.projects.findOne({ _id: d.project })) ? toKey(d) : null;
   }
 
   async deleteKey(project: ProjectId, keyId: string): Promise<boolean> {
