@@ -1,30 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { openSqlite } from '@plinth/shared';
+import type { SqliteDatabase } from '@plinth/shared';
 import { SqliteProjectStore } from '../src/store/sqlite-project-store';
+import type { ProjectStore } from '../src/store/project-store';
 import { describeProjectStoreContract } from './project-store.contract';
 
-// A file per test, so a second connection can install a failing trigger (failure injection).
-const dir = mkdtempSync(path.join(tmpdir(), 'plinth-project-store-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-let file = '';
+/** The store's own connection (test-only reach-in), to install a trigger that makes a delete fail. */
+const connectionOf = (store: ProjectStore): SqliteDatabase => (store as unknown as { db: SqliteDatabase }).db;
 
-describeProjectStoreContract(
-  'sqlite',
-  async () => {
-    file = path.join(dir, `gateway-${++n}.db`);
-    return new SqliteProjectStore(file);
+describeProjectStoreContract('sqlite', async () => new SqliteProjectStore(':memory:'), {
+  async failKeyDeletion(store) {
+    const db = connectionOf(store);
+    db.exec(`CREATE TRIGGER fail_key_delete BEFORE DELETE ON api_keys BEGIN SELECT RAISE(ABORT, 'injected failure'); END;`);
+    return async () => {
+      db.exec('DROP TRIGGER fail_key_delete');
+    };
   },
-  {
-    async failKeyDeletion() {
-      const db = openSqlite(file);
-      db.exec(`CREATE TRIGGER fail_key_delete BEFORE DELETE ON api_keys BEGIN SELECT RAISE(ABORT, 'injected failure'); END;`);
-      return async () => {
-        db.exec('DROP TRIGGER fail_key_delete');
-        db.close();
-      };
-    },
-  },
-);
+});

@@ -15,3 +15,4 @@ export * from './internal-client';
 export * from './mail-queue';
 export * from './revocation';
 export * from './storable-json';
+export * from './mongo-client';

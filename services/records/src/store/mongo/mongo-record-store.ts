@@ -4,8 +4,8 @@
  * compare-and-set is one findOneAndUpdate with the version in the filter; an insert with an
  * idempotency key is one transaction (claim + insert), so it needs a replica set.
  */
-import { ConflictError, UnavailableError, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
-import { MongoClient, MongoServerError, type Db, type Document, type WriteConcernSettings } from 'mongodb';
+import { acquireMongoClient, ConflictError, MONGO_MAJORITY, UnavailableError, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
+import { MongoServerError, type Db, type Document, type WriteConcernSettings } from 'mongodb';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
@@ -63,22 +63,21 @@ export class MongoRecordStore implements RecordStore {
   private readonly queryTimeMs: number;
   private readonly collections: MongoCollections;
 
-  /** `client` is closed by close() when given (the store then owns the connection). */
+  /** `onClose` runs on close() (releases the connection when the store owns it). */
   constructor(
     private readonly db: Db,
-    private readonly client?: MongoClient,
+    private readonly onClose: () => Promise<void> = async () => {},
     options: MongoRecordStoreOptions = {},
   ) {
-    this.majority = { w: 'majority', wtimeoutMS: options.writeTimeoutMs ?? 10_000 };
+    this.majority = { ...MONGO_MAJORITY, ...(options.writeTimeoutMs ? { wtimeoutMS: options.writeTimeoutMs } : {}) };
     this.queryTimeMs = options.queryTimeMs ?? 5_000;
     this.collections = new MongoCollections(db, this.majority);
   }
 
-  /** Connects with majority write concern and creates the service's own indexes. */
+  /** Connects through the process' shared client and creates the service's own indexes. */
   static async connect(url: string, options: MongoRecordStoreOptions = {}): Promise<MongoRecordStore> {
-    const client = new MongoClient(url, { writeConcern: { w: 'majority', wtimeoutMS: options.writeTimeoutMs ?? 10_000 } });
-    await client.connect();
-    const store = new MongoRecordStore(client.db(), client, options);
+    const { client, release } = await acquireMongoClient(url);
+    const store = new MongoRecordStore(client.db(), release, options);
     await store.init();
     return store;
   }
@@ -227,6 +226,6 @@ export class MongoRecordStore implements RecordStore {
   }
 
   async close(): Promise<void> {
-    await this.client?.close();
+    await this.onClose();
   }
 }
