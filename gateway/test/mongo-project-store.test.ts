@@ -43,6 +43,26 @@ describe('MongoProjectStore on the stand-in: forced interleavings', () => {
     expect(await store.listKeys(alpha)).toEqual([]);
   });
 
+  it('a project created again under an id whose keys an interrupted deletion left behind does not accept them', async () => {
+    const mdb = createMingoDb();
+    const store = await new MongoProjectStore(mdb).init();
+    const orphan = generateKey(alpha, 'secret');
+    const { id, ...rest } = orphan.record;
+    await mdb.collection('gateway_api_keys').insertOne({ _id: id, ...rest } as never);
+    expect(await store.findKeyByHash(orphan.record.hash)).toBeNull();
+    await store.createProject(project, []);
+    expect(await store.findKeyByHash(orphan.record.hash)).toBeNull();
+    expect(await store.listKeys(alpha)).toEqual([]);
+  });
+
+  it('starts when an index of the same name has other options (left by an older release), replacing it', async () => {
+    const mdb = createMingoDb();
+    await mdb.collection('gateway_api_keys').createIndex({ hash: 1 }, { name: 'hash_unique' });
+    await new MongoProjectStore(mdb).init();
+    const ix = (await mdb.collection('gateway_api_keys').listIndexes().toArray()).find((i) => i.name === 'hash_unique');
+    expect(ix?.unique).toBe(true);
+  });
+
   it('a transient error inside deleteProject is retried and the project and its keys are gone', async () => {
     const mdb = createMingoDb();
     const store = await new MongoProjectStore(mdb).init();

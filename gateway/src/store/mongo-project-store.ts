@@ -1,4 +1,4 @@
-import { MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb';
+import { MongoServerError, type ClientSession, type Collection, type CreateIndexesOptions, type Db, type Document } from 'mongodb';
 import { ConflictError, type ProjectId } from '@plinth/shared';
 import type { ApiKeyRecord, ProjectRecord, ProjectStore } from './project-store';
 
@@ -21,6 +21,17 @@ const TRANSACTION = { ...WRITE, readConcern: { level: 'snapshot' as const }, rea
 
 function isDuplicateKey(err: unknown): boolean {
   return err instanceof MongoServerError && err.code === 11000;
+}
+
+/** Creates an index; one of that name with other options (an older release's) is replaced, not fatal. */
+async function ensureIndex<T extends Document>(c: Collection<T>, key: { [k: string]: 1 }, options: CreateIndexesOptions & { name: string }): Promise<void> {
+  try {
+    await c.createIndex(key, options);
+  } catch (err) {
+    if (!(err instanceof MongoServerError && (err.code === 85 || err.code === 86))) throw err;
+    await c.dropIndex(options.name);
+    await c.createIndex(key, options);
+  }
 }
 
 const toProject = (d: ProjectDoc): ProjectRecord => ({ id: d._id as ProjectId, name: d.name, created_at: d.created_at });
@@ -52,26 +63,24 @@ export class MongoProjectStore implements ProjectStore {
   }
 
   async init(): Promise<this> {
-    await this.keys.createIndex({ hash: 1 }, { unique: true, name: 'hash_unique' });
-    await this.keys.createIndex({ project: 1, created_at: 1 }, { name: 'project_created' });
-    await this.projects.createIndex({ created_at: 1, _id: 1 }, { name: 'created' });
+    await ensureIndex(this.keys, { hash: 1 }, { unique: true, name: 'hash_unique' });
+    await ensureIndex(this.keys, { project: 1, created_at: 1 }, { name: 'project_created' });
+    await ensureIndex(this.projects, { created_at: 1, _id: 1 }, { name: 'created' });
     return this;
   }
 
+  /** One transaction; keys an interrupted deletion of an earlier project of that id left behind are removed. */
   async createProject(project: ProjectRecord, keys: ApiKeyRecord[]): Promise<void> {
     try {
-      await this.projects.insertOne({ _id: project.id, name: project.name, created_at: project.created_at }, WRITE);
+      await this.transaction(async (session) => {
+        await this.projects.insertOne({ _id: project.id, name: project.name, created_at: project.created_at }, { session });
+        await this.keys.deleteMany({ project: project.id }, { session });
+        if (keys.length > 0) await this.keys.insertMany(keys.map((k) => this.keyDoc(k)), { session });
+      });
     } catch (err) {
-      if (isDuplicateKey(err)) throw new ConflictError(`Project ${project.id} already exists.`);
-      throw err;
-    }
-    try {
-      if (keys.length > 0) await this.keys.insertMany(keys.map((k) => this.keyDoc(k)), WRITE);
-    } catch (err) {
-      await this.keys.deleteMany({ project: project.id }, WRITE);
-      await this.projects.deleteOne({ _id: project.id }, WRITE);
-      if (isDuplicateKey(err)) throw new ConflictError('Key already exists.');
-      throw err;
+      if (!isDuplicateKey(err)) throw err;
+      const onProject = (err as MongoServerError).message.includes('gateway_projects');
+      throw new ConflictError(onProject ? `Project ${project.id} already exists.` : 'Key already exists.');
     }
   }
 

@@ -142,6 +142,22 @@ describe('collection changes converge to the stored revision', () => {
   });
 });
 
+describe('start-up across releases', () => {
+  it('replaces an index of the same name whose options changed, instead of stopping', async () => {
+    const old = createMingoDb();
+    await old.collection('plinth_idempotency_keys').createIndex({ expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 86_400 });
+    await new MongoRecordStore(old).init();
+    const ttl = (await old.collection('plinth_idempotency_keys').listIndexes().toArray()).find((i) => i.name === 'ttl');
+    expect(ttl?.expireAfterSeconds).toBe(0);
+  });
+
+  it('stores idempotency expiry as a Date, under the TTL index', async () => {
+    await store.createCollection(P, TASKS);
+    await store.insertRecord(P, TASKS, rec(1, { title: 'a' }), claim('k1'));
+    expect((await db.collection('plinth_idempotency_keys').findOne({}))?.expires_at).toEqual(new Date('2100-01-02T00:00:00.000Z'));
+  });
+});
+
 describe('what the server refuses, the store refuses as a 4xx first', () => {
   it('a record over 16 MiB of BSON never reaches the server', async () => {
     await store.createCollection(P, TASKS);
