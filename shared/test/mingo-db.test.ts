@@ -30,6 +30,16 @@ describe('documents go through BSON', () => {
   });
 });
 
+describe('strings compare in UTF-8 byte order, as on the server', () => {
+  it('sorts and filters U+FF61 before U+1F600 (JavaScript’s UTF-16 order says the opposite)', async () => {
+    const c = db.collection('c');
+    await c.insertMany([{ _id: 'emoji' as never, s: '\u{1F600}' }, { _id: 'halfwidth' as never, s: '\uFF61' }, { _id: 'a' as never, s: 'a' }]);
+    expect((await c.find({}).sort({ s: 1 }).toArray()).map((d) => d._id)).toEqual(['a', 'halfwidth', 'emoji']);
+    expect((await c.find({ s: { $gt: '\uFF61' } }).toArray()).map((d) => d._id)).toEqual(['emoji']);
+    expect(await c.countDocuments({ s: { $lt: '\u{1F600}' } })).toBe(2);
+  });
+});
+
 describe('indexes', () => {
   it('lists _id_ and raises 85/86 on name or option conflicts', async () => {
     const c = db.collection('c');

@@ -14,8 +14,11 @@
  *   transient errors; an operation inside it without the session fails loudly;
  * - failures and holds can be injected (mingo-faults.ts) to force errors and interleavings.
  *
- * Not modelled: string order is mingo's (UTF-16 code units; the server compares UTF-8 bytes,
- * which differs only for characters above U+FFFF against U+E000–U+FFFF); read isolation.
+ * - strings compare in UTF-8 byte order (code point order) in filters and sorts, as on the
+ *   server, not in JavaScript's UTF-16 code unit order (they differ for U+E000–U+FFFF against
+ *   characters above U+FFFF).
+ *
+ * Not modelled: read isolation between concurrent operations outside transactions.
  *
  * Test-only. It implements the subset of the driver our adapters use; calling anything else
  * throws, so an adapter that starts using a new driver method fails loudly here.
@@ -98,6 +101,38 @@ function getPath(doc: Doc, path: string): unknown {
   return cur;
 }
 
+/**
+ * Maps a string to one whose UTF-16 code units order like the original's UTF-8 bytes (that is,
+ * by code point): U+E000–U+FFFF move below the surrogates, surrogate pairs move above them.
+ * Injective and order-preserving, so equality and ranges give the server's answers. Regular
+ * expressions see the original strings.
+ */
+function utf8Key(s: string): string {
+  if (!/[\uD800-\uFFFF]/.test(s)) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const u = s.charCodeAt(i);
+    if (u >= 0xe000) out += String.fromCharCode(u - 0x800);
+    else if (u >= 0xd800 && u <= 0xdbff) out += String.fromCharCode(u + 0x2000);
+    else out += s[i];
+  }
+  return out;
+}
+
+function utf8Ordered(v: unknown): unknown {
+  if (typeof v === 'string') return utf8Key(v);
+  if (Array.isArray(v)) return v.map(utf8Ordered);
+  if (v === null || typeof v !== 'object' || v instanceof Date || v instanceof RegExp || !isPlain(v)) return v;
+  const out: { [k: string]: unknown } = {};
+  for (const [k, x] of Object.entries(v)) out[k] = k === '$regex' || k === '$options' ? x : utf8Ordered(x);
+  return out;
+}
+
+function isPlain(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
 function sessionOf(opts: { session?: unknown } | undefined): FakeSession | undefined {
   return opts?.session instanceof FakeSession ? opts.session : undefined;
 }
@@ -132,11 +167,19 @@ class FakeCursor {
     return this;
   }
   async toArray(): Promise<Doc[]> {
-    let c = mingoFind(await this.docs(), this.filter, this.proj);
+    // Filter and sort over copies whose strings compare like UTF-8 bytes, as on the server.
+    const originals = new Map<Doc, Doc>();
+    const viewed = (await this.docs()).map((d) => {
+      const v = utf8Ordered(d) as Doc;
+      originals.set(v, d);
+      return v;
+    });
+    let c = mingoFind(viewed, utf8Ordered(this.filter) as Filter);
     if (this.sortSpec) c = c.sort(this.sortSpec);
     if (this.skipN) c = c.skip(this.skipN);
     if (this.limitN) c = c.limit(this.limitN);
-    return (c.all() as Doc[]).map(clone);
+    const found = (c.all() as Doc[]).map((v) => originals.get(v) as Doc);
+    return (this.proj ? (mingoFind(found, {}, this.proj).all() as Doc[]) : found).map(clone);
   }
   async *[Symbol.asyncIterator](): AsyncGenerator<Doc> {
     for (const d of await this.toArray()) yield d;
@@ -195,8 +238,8 @@ export class FakeCollection {
   }
 
   private matching(filter: Filter): Doc[] {
-    const q = new Query(filter);
-    return this.docs.filter((d) => q.test(d));
+    const q = new Query(utf8Ordered(filter) as Filter);
+    return this.docs.filter((d) => q.test(utf8Ordered(d) as Doc));
   }
 
   private duplicateError(ix: IndexSpec, fields: string[], doc: Doc): MongoServerError {
