@@ -20,10 +20,14 @@ const shared = new Map<string, { connecting: Promise<MongoClient>; users: number
 export async function acquireMongoClient(url: string): Promise<SharedMongoClient> {
   let entry = shared.get(url);
   if (!entry) {
-    const connecting = new MongoClient(url, { writeConcern: MONGO_MAJORITY }).connect();
+    const client = new MongoClient(url, { writeConcern: MONGO_MAJORITY });
+    const connecting = client.connect();
     entry = { connecting, users: 0 };
     shared.set(url, entry);
-    connecting.catch(() => shared.delete(url));
+    connecting.catch(() => {
+      shared.delete(url);
+      void client.close().catch(() => {});
+    });
   }
   entry.users++;
   const current = entry;
