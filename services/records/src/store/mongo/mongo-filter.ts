@@ -97,14 +97,17 @@ export function sortSpec(orderBy: string, direction: SortDirection): { [path: st
 
 /**
  * Index bounds implied by a keyset position, ANDed to the keyset predicate so the server seeks
- * to the position instead of scanning every earlier key (the `$or` alone gives no bounds). Only
- * where every record after the position has a value on that side of it: ascending, and
- * descending on system fields (never missing); descending on a user field, missing values
- * follow, so no bound is added.
+ * to the position instead of scanning every earlier key (the `$or` alone gives no bounds). Each
+ * bound only narrows: every record after the position satisfies it. Ascending: `>= value`.
+ * Descending: `<= value` on system fields (never missing); on a scalar user field
+ * `not > value`, which also keeps the missing values that follow last, and still bounds the
+ * scan. Not on json fields (a list there can hold values on both sides).
  */
-export function keysetBound(orderBy: string, direction: SortDirection, after: { value: unknown }): Cond[] {
+export function keysetBound(orderBy: string, direction: SortDirection, after: { value: unknown }, collection: Pick<Collection, 'fields'>): Cond[] {
   if (orderBy === 'id' || after.value === null) return [];
   const path = fieldPath(orderBy);
   if (direction === 'asc') return [{ [path]: { $gte: after.value } }];
-  return isSystemField(orderBy) ? [{ [path]: { $lte: after.value } }] : [];
+  if (isSystemField(orderBy)) return [{ [path]: { $lte: after.value } }];
+  const type = fieldTypeOf(collection, orderBy);
+  return type === 'json' || type === 'list' ? [] : [{ [path]: { $not: { $gt: after.value } } }];
 }

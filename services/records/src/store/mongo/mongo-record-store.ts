@@ -201,7 +201,7 @@ export class MongoRecordStore implements RecordStore {
     const { predicate, orderBy, direction, after, limit } = query;
     const where = compileFilter(predicate, collection);
     const filter = after
-      ? { $and: [where, ...keysetBound(orderBy, direction, after), compileKeyset(keysetPredicate(orderBy, direction, after), collection)] }
+      ? { $and: [where, ...keysetBound(orderBy, direction, after, collection), compileKeyset(keysetPredicate(orderBy, direction, after), collection)] }
       : where;
     return this.records(project, collection.name).find(filter).sort(sortSpec(orderBy, direction)).limit(limit).maxTimeMS(this.queryTimeMs);
   }
