@@ -115,6 +115,15 @@ describe('collection changes converge to the stored revision', () => {
     await expect(store.insertRecord(P, TASKS, rec(2, { slug: 'x' }))).rejects.toMatchObject({ code: 'conflict' });
   });
 
+  it('a new collection does not replay idempotency keys a crashed deletion of its namesake left', async () => {
+    await store.createCollection(P, TASKS);
+    await store.insertRecord(P, TASKS, rec(1, { title: 'a' }), claim('k1'));
+    injectFault(db, { op: 'deleteMany', collection: 'plinth_idempotency_keys' });
+    await expect(store.deleteCollection(P, 'tasks')).rejects.toThrow();
+    await store.createCollection(P, TASKS);
+    expect(await store.insertRecord(P, TASKS, rec(2, { title: 'a' }), claim('k1'))).toEqual({ record: rec(2, { title: 'a' }), replayed: false });
+  });
+
   it('never shows a collection before its unique index exists', async () => {
     const held = holdNext(db, 'createIndex', RECORDS);
     const creating = store.createCollection(P, TASKS);

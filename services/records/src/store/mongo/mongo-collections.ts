@@ -140,7 +140,8 @@ export class MongoCollections {
     }
   }
 
-  async create(project: ProjectId, collection: Collection, now: Date): Promise<void> {
+  /** `clearLeftovers` removes other state a dropped collection of that name may have left (idempotency keys). */
+  async create(project: ProjectId, collection: Collection, now: Date, clearLeftovers: () => Promise<void>): Promise<void> {
     const id = `${project}/${collection.name}`;
     const claim: CollectionDocument = { _id: id, project, collection, pending: true, claimed_at: now };
     try {
@@ -156,6 +157,7 @@ export class MongoCollections {
     }
     // Leftovers of a dropped collection (an insert racing the drop re-creates it, without indexes).
     await this.records(project, collection.name).drop();
+    await clearLeftovers();
     await this.createIndexes(project, collection.name, wantedIndexes(collection));
     const published = await this.meta().updateOne(
       { _id: id, pending: true, claimed_at: now },

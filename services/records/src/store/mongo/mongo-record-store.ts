@@ -106,7 +106,9 @@ export class MongoRecordStore implements RecordStore {
   }
 
   async createCollection(project: ProjectId, collection: Collection): Promise<void> {
-    await this.collections.create(project, collection, new Date());
+    await this.collections.create(project, collection, new Date(), async () => {
+      await this.keys().deleteMany({ project, collection: collection.name });
+    });
   }
 
   async updateCollection(project: ProjectId, change: CollectionChange): Promise<boolean> {
