@@ -16,3 +16,4 @@ export * from './mail-queue';
 export * from './revocation';
 export * from './predicate';
 export * from './event-bus';
+export * from './subscription';

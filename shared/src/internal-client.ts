@@ -26,17 +26,37 @@ export class InternalClient {
   }
 
   async getJson<T>(project: string, keyKind: KeyKind, path: string): Promise<T> {
+    return this.call<T>('GET', project, keyKind, path);
+  }
+
+  /** POSTs a JSON body; `headers` are added (e.g. the user token the callee should verify). */
+  async postJson<T>(project: string, keyKind: KeyKind, path: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+    return this.call<T>('POST', project, keyKind, path, body, headers);
+  }
+
+  private async call<T>(
+    method: 'GET' | 'POST',
+    project: string,
+    keyKind: KeyKind,
+    path: string,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     const base = this.urls[this.next++ % this.urls.length]!;
     const requestId = randomUUID();
     let res: Response;
     try {
       res = await fetch(base + path, {
+        method,
         headers: {
+          ...headers,
+          ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }),
           [INTERNAL_HEADERS.project]: project,
           [INTERNAL_HEADERS.keyKind]: keyKind,
           [INTERNAL_HEADERS.requestId]: requestId,
           [INTERNAL_HEADERS.credential]: signInternal(this.opts.internalSecret, { project, keyKind, requestId }),
         },
+        body: payload === undefined ? undefined : JSON.stringify(payload),
         signal: AbortSignal.timeout(this.opts.timeoutMs ?? 5000),
       });
     } catch {

@@ -1,8 +1,9 @@
-import type { Express } from 'express';
+import type { Express, Request } from 'express';
 import type { Logger } from 'pino';
-import { createServiceApp } from '@plinth/shared';
+import { DB_USER_TOKEN_HEADER, INTERNAL_HEADERS, createServiceApp, type ResolveSubscription } from '@plinth/shared';
 import type { AccessPolicy } from './domain/access-policy';
 import { CollectionOperations } from './operations/collection-operations';
+import type { PublishChange } from './operations/publish-change';
 import { RecordOperations } from './operations/record-operations';
 import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
 import type { RecordStore } from './store/record-store';
@@ -19,14 +20,37 @@ export interface RecordsAppDeps {
   /** Defaults to pinging the store. */
   ready?: () => Promise<void>;
   clock?: () => Date;
+  /** Announces committed changes (the EventBus); default: nothing is announced. */
+  publish?: PublishChange;
+}
+
+export interface RecordsApp {
+  app: Express;
+  /**
+   * `POST …/collections/{c}/subscribe` without HTTP, for the realtime service in the same process
+   * (standalone): the same checks, answers and errors as the route.
+   */
+  subscribe: ResolveSubscription;
 }
 
 /** Builds the records service's express app from injected ports. */
 export function createRecordsApp(deps: RecordsAppDeps): Express {
-  const collections = new CollectionOperations(deps.store, deps.policy, deps.clock);
-  const records = new RecordOperations(deps.store, deps.policy, collections, deps.clock);
-  const routes = recordsRoutes({ collections, records, authenticateUser: deps.authenticateUser ?? (async () => null) });
-  return createServiceApp({
+  return buildRecordsApp(deps).app;
+}
+
+/** The app and its in-process subscribe entry point. */
+export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
+  const collections = new CollectionOperations(deps.store, deps.policy, deps.clock, deps.publish);
+  const records = new RecordOperations(deps.store, deps.policy, collections, deps.clock, deps.publish);
+  const authenticateUser = deps.authenticateUser ?? (async () => null);
+  const routes = recordsRoutes({ collections, records, authenticateUser });
+  const subscribe: ResolveSubscription = async (call) => {
+    // The authenticator reads only these two headers of a request.
+    const headers = { [INTERNAL_HEADERS.project]: call.project, ...(call.userToken === undefined ? {} : { [DB_USER_TOKEN_HEADER]: call.userToken }) };
+    const auth = call.keyKind === 'secret' ? null : await authenticateUser({ headers } as unknown as Request);
+    return records.subscribe({ project: call.project, keyKind: call.keyKind, auth }, call.collection, call.body);
+  };
+  const app = createServiceApp({
     name: 'records',
     internalSecret: deps.internalSecret,
     logger: deps.logger,
@@ -34,4 +58,5 @@ export function createRecordsApp(deps: RecordsAppDeps): Express {
     ready: deps.ready ?? (() => deps.store.ping()),
     logRequests: deps.logRequests,
   });
+  return { app, subscribe };
 }

@@ -86,8 +86,8 @@ export interface EventBus {
    * function that stops it.
    */
   tail(listener: EventListener): Promise<() => void>;
-  /** Drops events beyond the retention (count and age). Safe to call from several processes. */
-  trim(): Promise<void>;
+  /** Drops events beyond the retention (count, and age relative to `now` ms). Safe from several processes. */
+  trim(now?: number): Promise<void>;
   /** Stops tails and closes connections. */
   close(): Promise<void>;
 }
