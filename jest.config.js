@@ -15,6 +15,7 @@ const common = {
     '^@plinth/records$': '<rootDir>/services/records/src/index.ts',
     '^@plinth/auth$': '<rootDir>/services/auth/src/index.ts',
     '^@plinth/mailer$': '<rootDir>/services/mailer/src/index.ts',
+    '^@plinth/realtime$': '<rootDir>/services/realtime/src/index.ts',
     '^@plinth/gateway$': '<rootDir>/gateway/src/index.ts',
     '^@plinth/gateway/(.*)$': '<rootDir>/gateway/src/$1',
   },

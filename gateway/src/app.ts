@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import cors from 'cors';
 import type { Logger } from 'pino';
 import {
+  InvalidRequestError,
   NotFoundError,
   PayloadTooLargeError,
   UnavailableError,
@@ -17,6 +18,7 @@ import {
 import { bearer } from './keys';
 import { KeyAuthenticator } from './key-authenticator';
 import { adminRoutes } from './routes/admin';
+import { REALTIME_ROUTE, realtimeUpgradeHandler, type UpgradeTarget } from './realtime-upgrade';
 import { matchRoute, type ServiceName } from './routing';
 import type { ProjectStore } from './store/project-store';
 import type { Upstream } from './upstreams';
@@ -33,11 +35,15 @@ export interface GatewayOptions {
   keyCacheTtlMs: number;
   /** Express `trust proxy` setting: how many proxies sit in front of the gateway. */
   trustProxy?: number | boolean;
+  /** Where WebSocket upgrades of `/v1/projects/{p}/realtime` go; without it they answer 503. */
+  realtime?: UpgradeTarget;
 }
 
 export interface Gateway {
   app: Express;
   keys: KeyAuthenticator;
+  /** Attach to the HTTP server: `server.on('upgrade', gateway.upgrade)`. */
+  upgrade: UpgradeTarget;
 }
 
 /** Refuses a declared body over 1 MiB before anything reads it (services also cap streamed bodies). */
@@ -108,7 +114,10 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     opts.upstreams[route.service].handle(req, res, next);
   });
 
+  app.get(REALTIME_ROUTE, () => {
+    throw new InvalidRequestError('The realtime endpoint takes WebSocket connections only (Upgrade: websocket).');
+  });
   app.use(notFoundHandler);
   app.use(errorHandler(opts.logger));
-  return { app, keys };
+  return { app, keys, upgrade: realtimeUpgradeHandler({ keys, target: opts.realtime, logger: opts.logger }) };
 }

@@ -2,7 +2,7 @@ import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@
 import { createGatewayApp } from './app';
 import { gatewayConfigSchema, parseOrigins, parseUrlList, type GatewayConfig } from './config';
 import { createProjectStore } from './store/from-config';
-import { proxyUpstream } from './upstreams';
+import { proxyUpgrade, proxyUpstream } from './upstreams';
 
 /** Cluster mode: the gateway as its own process, proxying to the services' URLs. */
 async function main(): Promise<void> {
@@ -14,7 +14,8 @@ async function main(): Promise<void> {
     auth: proxyUpstream('auth', parseUrlList(config.AUTH_URL), logger, config.PLINTH_INTERNAL_SECRET),
     mailer: proxyUpstream('mailer', parseUrlList(config.MAILER_URL), logger, config.PLINTH_INTERNAL_SECRET),
   };
-  const { app } = createGatewayApp({
+  const realtime = config.REALTIME_URL ? proxyUpgrade('realtime', parseUrlList(config.REALTIME_URL), logger, config.PLINTH_INTERNAL_SECRET) : undefined;
+  const { app, upgrade } = createGatewayApp({
     store,
     upstreams,
     adminKey: config.PLINTH_ADMIN_KEY,
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
     corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
     trustProxy: config.PLINTH_TRUST_PROXY,
+    realtime,
   });
   const served = await serve(app, {
     port: config.PORT,
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
       await store.close();
     },
   });
+  served.server.on('upgrade', upgrade);
   installProcessHandlers(served.shutdown, logger);
   logger.info({ port: served.port }, 'gateway listening');
 }

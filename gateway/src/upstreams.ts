@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Request, Response, NextFunction } from 'express';
 import { createProxyMiddleware, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
+import type { UpgradeTarget } from './realtime-upgrade';
 import { INTERNAL_HEADERS, UnavailableError, markInProcess, signInternal, type KeyKind } from '@plinth/shared';
 
 /** Where the gateway sends a service's requests: the same interface for both transports. */
@@ -32,13 +33,46 @@ export function inProcessUpstream(app: (req: Request, res: Response, next: NextF
 }
 
 /** Signs the identity headers with the internal secret (what crosses the network). */
-export function signRequest(req: Request, internalSecret: string): void {
+export function signRequest(req: Pick<Request, 'headers'>, internalSecret: string): void {
   const h = req.headers;
   h[INTERNAL_HEADERS.credential] = signInternal(internalSecret, {
     project: String(h[INTERNAL_HEADERS.project]),
     keyKind: h[INTERNAL_HEADERS.keyKind] as KeyKind,
     requestId: String(h[INTERNAL_HEADERS.requestId]),
   });
+}
+
+/**
+ * Cluster transport for WebSocket upgrades: http-proxy-middleware's `upgrade`, round-robin across
+ * the realtime replicas, with the identity headers signed. A replica that cannot be reached
+ * closes the client's socket (the client reconnects, and lands on another replica).
+ */
+export function proxyUpgrade(service: string, targets: string[], logger: Logger, internalSecret: string): UpgradeTarget & { close: () => void } {
+  if (targets.length === 0) throw new Error(`no upstream URL for ${service}`);
+  let next = 0;
+  const proxy = createProxyMiddleware<http.IncomingMessage, http.ServerResponse>({
+    target: targets[0],
+    router: () => {
+      const t = targets[next % targets.length]!;
+      next = (next + 1) % targets.length;
+      return t;
+    },
+    ws: false,
+    ejectPlugins: true,
+    plugins: [proxyEventsPlugin],
+    on: {
+      error: (err, req, socket) => {
+        logger.warn({ err, service, req_id: req.headers['x-request-id'] }, 'realtime upstream unreachable');
+        if (!(socket instanceof http.ServerResponse)) socket.destroy();
+      },
+    },
+  });
+  const upgrade = ((req, socket, head) => {
+    signRequest(req, internalSecret);
+    proxy.upgrade(req, socket as never, head);
+  }) as UpgradeTarget & { close: () => void };
+  upgrade.close = () => {};
+  return upgrade;
 }
 
 /**

@@ -19,7 +19,7 @@ import { asProjectId, createLogger, loadConfig, newSecret } from '@plinth/shared
 import { standaloneConfigSchema } from '../config';
 import { generateKey } from '../keys';
 import { composeStandalone, type Standalone } from '../standalone-compose';
-import { startCluster } from './cluster';
+import { startCluster, type Cluster } from './cluster';
 
 export interface TestProject {
   id: string;
@@ -39,6 +39,8 @@ export interface TestPlinth {
   dataDir: string;
   /** The in-process composition; undefined in the cluster topology. */
   standalone?: Standalone;
+  /** The processes of the cluster topology; undefined in standalone. */
+  cluster?: Cluster;
   createProject(id?: string): Promise<TestProject>;
   /** A base URL to reach the gateway over real HTTP (standalone: starts a listener on first call). */
   url(): Promise<string>;
@@ -57,7 +59,7 @@ export async function startTestPlinth(opts: { env?: Record<string, string> } = {
 
 async function startClusterPlinth(opts: { env?: Record<string, string> }): Promise<TestPlinth> {
   const cluster = await startCluster({
-    replicas: { records: 2, auth: 2 },
+    replicas: { records: 2, auth: 2, realtime: 2 },
     env: {
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       // A queue of its own, so concurrently running suites never take each other's mail.
@@ -69,6 +71,7 @@ async function startClusterPlinth(opts: { env?: Record<string, string> }): Promi
   try {
     return {
       topology: 'cluster',
+      cluster,
       app: cluster.url,
       adminKey: cluster.adminKey,
       project: await cluster.createProject(),
@@ -120,6 +123,7 @@ async function startStandalonePlinth(opts: { env?: Record<string, string> }): Pr
     url: async () => {
       if (!server) {
         server = http.createServer(standalone.gateway.app);
+        server.on('upgrade', standalone.gateway.upgrade);
         await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
       }
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
