@@ -28,6 +28,7 @@ async function main(): Promise<void> {
   const served = await serve(app, {
     port: config.PORT,
     logger,
+    beforeDrain: () => realtime?.close(),
     onShutdown: async () => {
       for (const u of Object.values(upstreams)) u.close();
       await store.close();

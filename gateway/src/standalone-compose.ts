@@ -15,6 +15,8 @@ export interface Standalone {
   gateway: Gateway;
   store: ProjectStore;
   services: BuiltService[];
+  /** Closes the WebSocket connections (the first step of a shutdown: the server waits for them). */
+  closeConnections: () => Promise<void>;
   /** Closes services, then the project store. */
   close: () => Promise<void>;
 }
@@ -80,6 +82,7 @@ export async function composeStandalone(
     gateway,
     store,
     services,
+    closeConnections: () => realtime.closeConnections(),
     close: async () => {
       for (const s of services) await s.close();
       stopTrimming();

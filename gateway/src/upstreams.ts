@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Request, Response, NextFunction } from 'express';
 import { createProxyMiddleware, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
@@ -67,11 +68,17 @@ export function proxyUpgrade(service: string, targets: string[], logger: Logger,
       },
     },
   });
+  // Proxied WebSockets, so a shutdown can close them (the HTTP server does not track them).
+  const open = new Set<Duplex>();
   const upgrade = ((req, socket, head) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
     signRequest(req, internalSecret);
     proxy.upgrade(req, socket as never, head);
   }) as UpgradeTarget & { close: () => void };
-  upgrade.close = () => {};
+  upgrade.close = () => {
+    for (const s of open) s.destroy();
+  };
   return upgrade;
 }
 

@@ -53,13 +53,19 @@ export function testTopology(): TestTopology {
   return process.env.PLINTH_TEST_TOPOLOGY === 'cluster' ? 'cluster' : 'standalone';
 }
 
-export async function startTestPlinth(opts: { env?: Record<string, string> } = {}): Promise<TestPlinth> {
+export interface TestPlinthOptions {
+  env?: Record<string, string>;
+  /** Cluster topology: realtime replicas to run (default 0; standalone always has realtime in-process). */
+  realtimeReplicas?: number;
+}
+
+export async function startTestPlinth(opts: TestPlinthOptions = {}): Promise<TestPlinth> {
   return testTopology() === 'cluster' ? startClusterPlinth(opts) : startStandalonePlinth(opts);
 }
 
-async function startClusterPlinth(opts: { env?: Record<string, string> }): Promise<TestPlinth> {
+async function startClusterPlinth(opts: TestPlinthOptions): Promise<TestPlinth> {
   const cluster = await startCluster({
-    replicas: { records: 2, auth: 2, realtime: 2 },
+    replicas: { records: 2, auth: 2, realtime: opts.realtimeReplicas ?? 0 },
     env: {
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       // A queue of its own, so concurrently running suites never take each other's mail.
@@ -86,7 +92,7 @@ async function startClusterPlinth(opts: { env?: Record<string, string> }): Promi
   }
 }
 
-async function startStandalonePlinth(opts: { env?: Record<string, string> }): Promise<TestPlinth> {
+async function startStandalonePlinth(opts: TestPlinthOptions): Promise<TestPlinth> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-test-'));
   const env: NodeJS.ProcessEnv = {
     LOG_LEVEL: 'silent',
@@ -129,6 +135,7 @@ async function startStandalonePlinth(opts: { env?: Record<string, string> }): Pr
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
     close: async () => {
+      await standalone.closeConnections();
       if (server) {
         server.closeAllConnections();
         await new Promise((r) => server!.close(r));

@@ -74,6 +74,7 @@ export class Hub {
   private readonly timers: NodeJS.Timeout[] = [];
   private stopTail: (() => void) | null = null;
   private checkingRevocations = false;
+  private closing = false;
 
   constructor(private readonly deps: HubDeps) {
     this.bus = deps.bus;
@@ -98,6 +99,10 @@ export class Hub {
    * credential (or the in-process mark) is refused with 401.
    */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (this.closing) {
+      refuseUpgrade(socket, new PlinthError('unavailable', 'This realtime replica is shutting down; connect again.'));
+      return;
+    }
     const m = REALTIME_PATH.exec(req.url ?? '');
     const h = req.headers;
     const project = h[INTERNAL_HEADERS.project];
@@ -239,12 +244,18 @@ export class Hub {
 
   /** Closes every connection with 1001 (clients reconnect and resume elsewhere) and stops. */
   async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
     for (const t of this.timers) clearInterval(t);
     this.stopTail?.();
+    const closed = [...this.connections]
+      .filter((conn) => conn.ws.readyState !== conn.ws.CLOSED)
+      .map((conn) => new Promise<void>((r) => conn.ws.once('close', () => r())));
     for (const conn of this.connections) {
       conn.dispose();
       conn.close(CLOSE.goingAway, 'server shutting down');
     }
     this.wss.close();
+    await Promise.all(closed);
   }
 }

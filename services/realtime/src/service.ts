@@ -35,6 +35,8 @@ export interface RealtimeServiceOptions {
 export interface RealtimeService extends BuiltService {
   /** Give it the `upgrade` events of the HTTP server (standalone: the gateway's, after key checks). */
   handleUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /** Closes every client connection with 1001 and stops accepting (first step of a shutdown). */
+  closeConnections: () => Promise<void>;
 }
 
 /** The subscribe endpoint over HTTP (cluster), with the client's key kind and user token. */
@@ -96,6 +98,7 @@ export async function buildRealtimeService(config: RealtimeConfig, logger: Logge
     name: 'realtime',
     app,
     handleUpgrade: (req, socket, head) => hub.handleUpgrade(req, socket, head),
+    closeConnections: () => hub.close(),
     close: async () => {
       stopTrimming();
       await hub.close();
