@@ -12,6 +12,10 @@ export interface ConnectOptions {
   queryKey?: string;
   /** Any key sent as `Authorization: Bearer`. */
   headerKey?: string;
+  /** Answer the server's pings (default true, as browsers do). */
+  autoPong?: boolean;
+  /** Wait for the server's `welcome` (default true). */
+  welcome?: boolean;
 }
 
 /** The refusal of an upgrade: HTTP status and JSON body. */
@@ -61,14 +65,14 @@ export class RtClient {
   /** Connects and waits for the server's `welcome`. */
   static async connect(httpUrl: string, project: string, opts: ConnectOptions): Promise<RtClient> {
     const headers: Record<string, string> = opts.headerKey ? { Authorization: `Bearer ${opts.headerKey}` } : {};
-    const ws = new WebSocket(wsUrl(httpUrl, project, opts), { headers });
+    const ws = new WebSocket(wsUrl(httpUrl, project, opts), { headers, autoPong: opts.autoPong ?? true });
     const client = new RtClient(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
       ws.once('unexpected-response', (_q, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
     });
-    await client.next((m) => m.type === 'welcome');
+    if (opts.welcome !== false) await client.next((m) => m.type === 'welcome');
     return client;
   }
 
