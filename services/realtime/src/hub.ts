@@ -227,12 +227,26 @@ export class Hub {
     if (!checker || this.checkingRevocations) return;
     this.checkingRevocations = true;
     try {
+      // One check per session, however many connections it has.
+      const bySession = new Map<string, Connection[]>();
+      for (const conn of this.connections) {
+        const c = conn.claims;
+        if (!c?.sid || conn.closed) continue;
+        const key = `${conn.project}\n${c.sid}\n${c.iat}`;
+        const list = bySession.get(key);
+        if (list) list.push(conn);
+        else bySession.set(key, [conn]);
+      }
       await Promise.all(
-        [...this.connections].map(async (conn) => {
-          const c = conn.claims;
-          if (!c?.sid || conn.closed) return;
-          const token = conn.token;
-          if ((await checker.isRevoked(conn.project, c.sid, c.iat)) && conn.token === token) conn.revoke();
+        [...bySession.values()].map(async (conns) => {
+          const first = conns[0]!;
+          const { sid, iat } = first.claims!;
+          const tokens = conns.map((c) => c.token);
+          if (!(await checker.isRevoked(first.project, sid!, iat))) return;
+          // A connection that sent another token meanwhile is not revoked by this answer.
+          conns.forEach((conn, i) => {
+            if (conn.token === tokens[i]) conn.revoke();
+          });
         }),
       );
     } catch (err) {
