@@ -76,6 +76,13 @@ export class RtClient {
     return client;
   }
 
+  /** Wraps a socket opened elsewhere (e.g. straight to a service) and waits for `welcome`. */
+  static async wrap(ws: WebSocket): Promise<RtClient> {
+    const client = new RtClient(ws);
+    await client.next((m) => m.type === 'welcome');
+    return client;
+  }
+
   send(msg: unknown): void {
     this.ws.send(typeof msg === 'string' ? msg : JSON.stringify(msg));
   }
