@@ -60,7 +60,9 @@ export class Connection {
 
   private sendText(data: string): boolean {
     if (this.closed) return false;
-    if (this.ws.bufferedAmount + Buffer.byteLength(data) > this.hub.limits.maxBufferedBytes) {
+    // An empty buffer always takes one message (a large snapshot page); beyond that, the limit.
+    const buffered = this.ws.bufferedAmount;
+    if (buffered > 0 && buffered + Buffer.byteLength(data) > this.hub.limits.maxBufferedBytes) {
       this.hub.dropSlowConsumer(this);
       return false;
     }

@@ -8,6 +8,7 @@ import {
   InternalClient,
   RedisRevocationChecker,
   UnavailableError,
+  asProjectId,
   createEventBusFromConfig,
   createMetrics,
   createServiceApp,
@@ -91,7 +92,7 @@ export async function buildRealtimeService(config: RealtimeConfig, logger: Logge
     metrics,
     logRequests: opts.logRequests,
     ready: async () => {
-      await bus.head('readyz' as never);
+      await bus.head(asProjectId('readyz'));
     },
   });
   return {

@@ -50,7 +50,7 @@ export type EventListener = (events: ChangeEvent[]) => void;
 
 /** How much history the log keeps. Both limits apply; the oldest events go first. */
 export interface EventRetention {
-  /** Events kept (per log or per stream shard). */
+  /** Events kept in total (an adapter with several streams gives each its share). */
   maxEvents: number;
   /** Events older than this are trimmed (milliseconds). */
   maxAgeMs: number;

@@ -9,7 +9,7 @@ import { SqliteEventBus } from './sqlite-event-bus';
 export interface EventBusConfig {
   PLINTH_DATA_DIR: string;
   REDIS_URL?: string;
-  /** Events kept per log (standalone) or per stream shard (cluster). */
+  /** Events kept in total (cluster: split evenly across the stream shards). */
   PLINTH_EVENTS_MAX: number;
   /** Events older than this many minutes are trimmed. */
   PLINTH_EVENTS_MAX_AGE_MINUTES: number;

@@ -84,6 +84,11 @@ export class RedisEventBus implements EventBus {
     return out;
   }
 
+  /** `maxEvents` is the total: each shard keeps its share. */
+  private perShard(): number {
+    return Math.ceil(this.retention.maxEvents / this.shards);
+  }
+
   private shardOf(project: string): number {
     return createHash('sha1').update(project).digest().readUInt32BE(0) % this.shards;
   }
@@ -101,7 +106,7 @@ export class RedisEventBus implements EventBus {
       this.redis,
       this.stream(shard),
       this.counter(shard),
-      this.retention.maxEvents,
+      this.perShard(),
       event.project,
       event.committed_at,
       JSON.stringify(event),
@@ -185,7 +190,7 @@ export class RedisEventBus implements EventBus {
     const cutoff = now - this.retention.maxAgeMs;
     for (let shard = 0; shard < this.shards; shard++) {
       const stream = this.stream(shard);
-      await this.redis.xtrim(stream, 'MAXLEN', '~', this.retention.maxEvents);
+      await this.redis.xtrim(stream, 'MAXLEN', this.perShard());
       // Age: entries are in commit order, so the old ones are a prefix; find its end.
       let start = '-';
       for (;;) {
