@@ -184,6 +184,10 @@ describe('bad input', () => {
     expect(refused.body).toMatchObject({ error: 'invalid_request', details: { field: 'key' } });
     expect(refused.body.message).toMatch(/secret key may not be sent in the URL/);
     expect((await refusal(wsUrl(url, p.id, {}))).status).toBe(401);
+    // A plain GET (no upgrade) is told to use a WebSocket.
+    const plain = await fetch(`${url}/v1/projects/${p.id}/realtime?key=${p.publicKey}`);
+    expect(plain.status).toBe(400);
+    expect(await plain.json()).toMatchObject({ error: 'invalid_request' });
     const server = await RtClient.connect(url, p.id, { headerKey: p.secretKey });
     clients.push(server);
     expect(await server.subscribe('s', { collection: 'notes' })).toMatchObject({ type: 'subscribed' });
