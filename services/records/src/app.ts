@@ -4,6 +4,7 @@ import { DB_USER_TOKEN_HEADER, INTERNAL_HEADERS, createServiceApp, type ResolveS
 import type { AccessPolicy } from './domain/access-policy';
 import { CollectionOperations } from './operations/collection-operations';
 import type { PublishChange } from './operations/publish-change';
+import { RecordImport } from './operations/record-import';
 import { RecordOperations } from './operations/record-operations';
 import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
 import type { RecordStore } from './store/record-store';
@@ -42,8 +43,9 @@ export function createRecordsApp(deps: RecordsAppDeps): Express {
 export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
   const collections = new CollectionOperations(deps.store, deps.policy, deps.clock, deps.publish);
   const records = new RecordOperations(deps.store, deps.policy, collections, deps.clock, deps.publish);
+  const importer = new RecordImport(deps.store, collections);
   const authenticateUser = deps.authenticateUser ?? (async () => null);
-  const routes = recordsRoutes({ collections, records, authenticateUser });
+  const routes = recordsRoutes({ collections, records, importer, authenticateUser });
   const subscribe: ResolveSubscription = async (call) => {
     // The authenticator reads only these two headers of a request.
     const headers = { [INTERNAL_HEADERS.project]: call.project, ...(call.userToken === undefined ? {} : { [DB_USER_TOKEN_HEADER]: call.userToken }) };
