@@ -43,7 +43,7 @@ export function createRecordsApp(deps: RecordsAppDeps): Express {
 export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
   const collections = new CollectionOperations(deps.store, deps.policy, deps.clock, deps.publish);
   const records = new RecordOperations(deps.store, deps.policy, collections, deps.clock, deps.publish);
-  const importer = new RecordImport(deps.store, collections);
+  const importer = new RecordImport(deps.store, collections, deps.publish);
   const authenticateUser = deps.authenticateUser ?? (async () => null);
   const routes = recordsRoutes({ collections, records, importer, authenticateUser });
   const subscribe: ResolveSubscription = async (call) => {

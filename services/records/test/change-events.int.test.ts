@@ -38,3 +38,15 @@ it('publishes create, update (with the previous record), delete and collection c
   expect(events[3]).toMatchObject({ kind: 'collection', revision: 2 });
   for (let i = 1; i < events.length; i++) expect(events[i]!.seq).toBeGreaterThan(events[i - 1]!.seq);
 });
+
+it('publishes an imported record as a create (and nothing for one already stored)', async () => {
+  const project = asProjectId(t.project.id);
+  await api.post('/collections', { name: 'evimport', fields: { title: { type: 'text' } } }).expect(201);
+  const start = await bus.head(project);
+  const doc = { id: 'rec_01jz0000000000000000000000', version: 3, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z', title: 'old' };
+  await api.post('/collections/evimport/records:import', { records: [doc] }).expect(200);
+  await api.post('/collections/evimport/records:import', { records: [doc] }).expect(200);
+  const { events } = await bus.read(project, start);
+  expect(events).toHaveLength(1);
+  expect(events[0]).toMatchObject({ kind: 'create', collection: 'evimport', record: doc });
+});
