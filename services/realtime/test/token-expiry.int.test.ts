@@ -72,7 +72,8 @@ it('refuses an upgrade that did not come through the gateway', async () => {
 
 it('pauses at expiry with auth_expired, and a new auth resumes with what was missed, in order', async () => {
   const c = await connect();
-  c.send({ type: 'auth', token: token(1) });
+  // Expires 1–2 s from now (claims are whole seconds): time enough to subscribe and get one event.
+  c.send({ type: 'auth', token: token(2) });
   await c.next((m) => m.type === 'auth_ok');
   await c.subscribe('n', { collection: 'notes' });
   await publish(1);
