@@ -19,3 +19,6 @@ export * from './mail-queue';
 export * from './revocation';
 export * from './storable-json';
 export * from './mongo-client';
+export * from './predicate';
+export * from './event-bus';
+export * from './subscription';
