@@ -4,7 +4,7 @@ import { gatewayConfigSchema, parseOrigins, parseUrlList, type GatewayConfig } f
 import { KeyCacheBus } from './key-cache-bus';
 import { createProjectStore } from './store/from-config';
 import { httpPurges } from './purge/service-purges';
-import { proxyUpstream } from './upstreams';
+import { proxyUpgrade, proxyUpstream } from './upstreams';
 
 /** Cluster mode: the gateway as its own process, proxying to the services' URLs. */
 async function main(): Promise<void> {
@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     auth: proxyUpstream('auth', parseUrlList(config.AUTH_URL), logger, config.PLINTH_INTERNAL_SECRET),
     mailer: proxyUpstream('mailer', parseUrlList(config.MAILER_URL), logger, config.PLINTH_INTERNAL_SECRET),
   };
+  const realtime = config.REALTIME_URL ? proxyUpgrade('realtime', parseUrlList(config.REALTIME_URL), logger, config.PLINTH_INTERNAL_SECRET) : undefined;
   const gateway = createGatewayApp({
     store,
     upstreams,
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     // With Redis, replicas learn of revocations by pub/sub (KeyCacheBus); without it, replicas
     // sharing a SQLite project store follow its change counter; else the TTL bounds staleness.
     watchStoreChanges: !config.REDIS_URL,
+    realtime,
   });
   const { app, deletion, keys } = gateway;
   // Replicas share revocations through Redis pub/sub: a revoked key stops working on all at once.
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
   const served = await serve(app, {
     port: config.PORT,
     logger,
+    beforeDrain: () => realtime?.close(),
     onShutdown: async () => {
       deletion.close();
       for (const u of Object.values(upstreams)) u.close();
@@ -61,6 +64,7 @@ async function main(): Promise<void> {
     await metricsServed?.shutdown();
     await served.shutdown();
   }, logger);
+  served.server.on('upgrade', gateway.upgrade);
   logger.info({ port: served.port, metrics_port: metricsServed?.port }, 'gateway listening');
   await deletion.resume();
 }

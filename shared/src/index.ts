@@ -18,3 +18,8 @@ export * from './internal-client';
 export * from './mail-queue';
 export * from './revocation';
 export * from './rate-limit';
+export * from './storable-json';
+export * from './mongo-client';
+export * from './predicate';
+export * from './event-bus';
+export * from './subscription';
