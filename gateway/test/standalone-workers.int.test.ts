@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { RtClient } from '../../services/realtime/test/support/rt-client';
 import { freshRequest, startStandalone, stopStandalone, type FreshResponse, type StandaloneProcess } from '@plinth/gateway/testing/standalone-process';
 
 let s: StandaloneProcess;
@@ -220,4 +221,30 @@ it('under concurrent idempotent creates and sign-ins on both workers, nothing fa
   expect(workers).toEqual(new Set(['1', '2']));
   const list = await freshRequest(api('/collections/wk_load/records?limit=1000'), { headers: bearer(s.secretKey) });
   expect((list.body as { records: unknown[] }).records).toHaveLength(KEYS);
+});
+
+it('realtime: subscribers on both workers see the writes made on either, with the same gap-free seqs', async () => {
+  expect((await freshRequest(api('/collections'), { method: 'POST', headers: bearer(s.secretKey), body: { name: 'wk_live', fields: { n: { type: 'number' } } } })).status).toBe(201);
+  // Two WebSocket connections in a row: the primary hands them to the two workers in turn.
+  const subs = [await RtClient.connect(s.url, 'demo', { headerKey: s.secretKey }), await RtClient.connect(s.url, 'demo', { headerKey: s.secretKey })];
+  try {
+    for (const c of subs) expect((await c.subscribe('live', { collection: 'wk_live' })).type).toBe('subscribed');
+    const WRITES = 6;
+    const writes = await series(WRITES, (i) =>
+      freshRequest(api('/collections/wk_live/records'), { method: 'POST', headers: bearer(s.secretKey), body: { data: { n: i } } }),
+    );
+    expect(writes.answers.map((a) => a.status)).toEqual(Array(WRITES).fill(201));
+    expect(writes.workers).toEqual(new Set(['1', '2']));
+    const created = writes.answers.map((a) => (a.body as { record: { id: string } }).record.id);
+    const seen = await Promise.all(subs.map((c) => c.waitForEvents('live', WRITES)));
+    for (const events of seen) {
+      // Each subscriber sits on one worker and got every write, made on either worker, in order.
+      expect(events.map((e) => e.record.id)).toEqual(created);
+      const seqs = events.map((e) => e.seq);
+      expect(seqs.slice(1).map((q, i) => q - seqs[i]!)).toEqual(Array(WRITES - 1).fill(1));
+    }
+    expect(seen[0]!.map((e) => e.seq)).toEqual(seen[1]!.map((e) => e.seq));
+  } finally {
+    for (const c of subs) c.close();
+  }
 });
