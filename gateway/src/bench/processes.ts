@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -50,6 +51,39 @@ export async function runEntry(entry: string, env: NodeJS.ProcessEnv, probe = '/
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
+    },
+  };
+}
+
+/** Resident set size of a process in bytes (Linux /proc), 0 once it is gone. */
+function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The process and its direct children (standalone's primary and workers). */
+function treeRss(pid: number): number {
+  let children: number[] = [];
+  try {
+    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    // no such process
+  }
+  return rssOf(pid) + children.reduce((sum, c) => sum + rssOf(c), 0);
+}
+
+/** Samples the RSS of `pid` and its children every `everyMs` until `stop`, which returns the peak sum (bytes). */
+export function sampleTreeRss(pid: number, everyMs = 200): { stop: () => number } {
+  let peak = treeRss(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, treeRss(pid))), everyMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(peak, treeRss(pid));
     },
   };
 }

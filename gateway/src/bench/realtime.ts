@@ -147,6 +147,8 @@ export async function benchRealtime(): Promise<string> {
   const lines: string[] = [];
   try {
     server = await runEntry('gateway/dist/standalone.js', {
+      // One process: the RSS below is that process's, and the connections all share one hub.
+      PLINTH_WORKERS: '1',
       PLINTH_DATA_DIR: dataDir,
       PLINTH_ADMIN_KEY: adminKey,
       PLINTH_BCRYPT_COST: '4',

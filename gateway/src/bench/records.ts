@@ -7,7 +7,7 @@ import { asProjectId, newId, openSqlite, internalHeaders, type Collection, type 
 import { SqliteRecordStore } from '@plinth/records';
 import { startCluster } from '../testing/cluster';
 import { formatTable, load, ratio, type LoadResult } from './load';
-import { runEntry } from './processes';
+import { runEntry, sampleTreeRss } from './processes';
 
 /**
  * Records benchmarks (issue 3): create, get by id, `where owner == x orderBy created_at desc
@@ -115,9 +115,16 @@ function directHeaders(secret: string, project: ProjectId): Target['headers'] {
     internalHeaders(secret, { project, keyKind: 'secret', requestId: `bench-${randomBytes(4).toString('hex')}` }, { method, path }, body);
 }
 
+/** Standalone with `workers` processes on `dataDir`; the secret key of the bench project. */
+async function startStandalone(dataDir: string, adminKey: string, workers: number) {
+  return runEntry('gateway/dist/standalone.js', { PLINTH_DATA_DIR: dataDir, PLINTH_ADMIN_KEY: adminKey, PLINTH_WORKERS: String(workers) });
+}
+
 export async function benchRecords(): Promise<string> {
   const rows: LoadResult[] = [];
   const sizes: LoadResult[] = [];
+  const workers = Number(process.env.BENCH_WORKERS ?? os.availableParallelism());
+  const multi = `standalone ×${workers}`;
 
   const hello = await runEntry('gateway/dist/bench/hello-server.js', {}, '/hello');
   try {
@@ -133,24 +140,53 @@ export async function benchRecords(): Promise<string> {
   } finally {
     await hello.stop();
   }
+  const bare = await runEntry('gateway/dist/bench/bare-hello-server.js', {}, '/hello');
+  try {
+    rows.push(await load('node:http hello', { url: `${bare.url}/hello` }));
+  } finally {
+    await bare.stop();
+  }
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-records-'));
   const adminKey = `adm_${randomBytes(24).toString('hex')}`;
-  const standalone = await runEntry('gateway/dist/standalone.js', { PLINTH_DATA_DIR: dataDir, PLINTH_ADMIN_KEY: adminKey });
+  const file = path.join(dataDir, 'records.db');
+  let peakRss = 0;
   try {
-    const secret = await createProjectAndCollection(standalone.url, adminKey);
-    const target: Target = { label: 'standalone', url: standalone.url, headers: () => ({ Authorization: `Bearer ${secret}` }) };
-    const file = path.join(dataDir, 'records.db');
-    const queryAt = async (label: string): Promise<LoadResult> => cycle(`query p50 at ${label}`, target, (i) => ({ method: 'GET', path: queryPath(i) }));
-    let ids = await seed(file, 0, 10_000);
-    sizes.push(await queryAt('10k'));
-    ids = ids.concat(await seed(file, 10_000, 100_000));
-    sizes.push(await queryAt('100k'));
-    rows.push(...(await operations(target, ids, ids.slice(0, 50_000))));
+    // One worker: the query as the collection grows to 100k, then the four operations.
+    let ids: string[];
+    let secret: string;
+    const single = await startStandalone(dataDir, adminKey, 1);
+    try {
+      secret = await createProjectAndCollection(single.url, adminKey);
+      const target: Target = { label: 'standalone ×1', url: single.url, headers: () => ({ Authorization: `Bearer ${secret}` }) };
+      const queryAt = async (label: string): Promise<LoadResult> => cycle(`query p50 at ${label}`, target, (i) => ({ method: 'GET', path: queryPath(i) }));
+      ids = await seed(file, 0, 10_000);
+      sizes.push(await queryAt('10k'));
+      ids = ids.concat(await seed(file, 10_000, 100_000));
+      sizes.push(await queryAt('100k'));
+      rows.push(...(await operations(target, ids, ids.slice(0, 25_000))));
+    } finally {
+      await single.stop();
+    }
+    // N workers on the same data: the same four operations (other records to patch), RSS of all.
+    const many = await startStandalone(dataDir, adminKey, workers);
+    try {
+      const target: Target = { label: multi, url: many.url, headers: () => ({ Authorization: `Bearer ${secret}` }) };
+      const rss = sampleTreeRss(many.child.pid!);
+      rows.push(...(await operations(target, ids, ids.slice(25_000, 50_000))));
+      peakRss = rss.stop();
+    } finally {
+      await many.stop();
+    }
     await seed(file, 100_000, 1_000_000);
-    sizes.push(await queryAt('1M'));
+    const large = await startStandalone(dataDir, adminKey, 1);
+    try {
+      const target: Target = { label: 'standalone ×1', url: large.url, headers: () => ({ Authorization: `Bearer ${secret}` }) };
+      sizes.push(await cycle('query p50 at 1M', target, (i) => ({ method: 'GET', path: queryPath(i) })));
+    } finally {
+      await large.stop();
+    }
   } finally {
-    await standalone.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 
@@ -174,23 +210,23 @@ export async function benchRecords(): Promise<string> {
   }
 
   const byName = (n: string): LoadResult => rows.find((r) => r.name === n) as LoadResult;
-  const ceiling = rows[0] as LoadResult;
-  const writeCeiling = rows[1] as LoadResult;
-  const writes = new Set(['create', 'patch with version']);
-  const ratios = ['create', 'get by id', 'query owner== desc 20', 'patch with version'].map(
+  const ceiling = byName('express hello (ceiling)');
+  const writeCeiling = byName('express hello POST (write ceiling)');
+  const ops = ['create', 'get by id', 'query owner== desc 20', 'patch with version'];
+  const ratios = ops.map(
     (op) =>
-      `${op.padEnd(22)} standalone/ceiling ${ratio(byName(`standalone: ${op}`), ceiling)}${
-        writes.has(op) ? ` (/write ceiling ${ratio(byName(`standalone: ${op}`), writeCeiling)})` : '                      '
-      }   cluster/direct ${ratio(byName(`cluster: ${op}`), byName(`direct: ${op}`))}   standalone/direct ${ratio(byName(`standalone: ${op}`), byName(`direct: ${op}`))}`,
+      `${op.padEnd(22)} ×1/express ${ratio(byName(`standalone ×1: ${op}`), ceiling)}   ×${workers}/express ${ratio(byName(`${multi}: ${op}`), ceiling)}   ×${workers}/×1 ${ratio(byName(`${multi}: ${op}`), byName(`standalone ×1: ${op}`))}   cluster/direct ${ratio(byName(`cluster: ${op}`), byName(`direct: ${op}`))}`,
   );
   return [
     '## Records: 100k records, SQLite, secret key',
     '',
     formatTable(rows),
     '',
+    `express hello / node:http hello: ${ratio(ceiling, byName('node:http hello'))}   express POST / express GET: ${ratio(writeCeiling, ceiling)}`,
     ...ratios,
+    `peak RSS of the primary and all ${workers} workers under these loads: ${(peakRss / 1024 / 1024).toFixed(0)} MB`,
     '',
-    '## Records: `where owner == x orderBy created_at desc limit 20` as the collection grows (standalone, SQLite, indexed owner)',
+    '## Records: `where owner == x orderBy created_at desc limit 20` as the collection grows (standalone ×1, SQLite, indexed owner)',
     '',
     formatTable(sizes),
   ].join('\n');
