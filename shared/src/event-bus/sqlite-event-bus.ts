@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { openSqlite, type SqliteDatabase } from '../sqlite';
+import { openSqlite, WriteRetry, type SqliteDatabase } from '../sqlite';
 import type { ProjectId } from '../types';
 import {
   DEFAULT_EVENT_RETENTION,
@@ -37,6 +37,7 @@ export class SqliteEventBus implements EventBus {
   private readonly db: SqliteDatabase;
   private readonly retention: EventRetention;
   private readonly pollMs: number;
+  private readonly writes: WriteRetry;
   private readonly insert: Statement<[string, number, string]>;
   private readonly after: Statement<[number, number], Row>;
   private readonly projectAfter: Statement<[string, number, number], Row>;
@@ -59,6 +60,7 @@ export class SqliteEventBus implements EventBus {
       );
       CREATE INDEX IF NOT EXISTS events_project_seq ON events (project, seq);
     `);
+    this.writes = new WriteRetry(this.db);
     this.insert = this.db.prepare('INSERT INTO events (project, committed_at, payload) VALUES (?, ?, ?)');
     this.after = this.db.prepare('SELECT seq, payload FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
     this.projectAfter = this.db.prepare('SELECT seq, payload FROM events WHERE project = ? AND seq > ? ORDER BY seq LIMIT ?');
@@ -72,7 +74,8 @@ export class SqliteEventBus implements EventBus {
 
   async publish(event: ChangeEventInput): Promise<number> {
     const { project, committed_at } = event;
-    const info = this.insert.run(project, committed_at, JSON.stringify(event));
+    const payload = JSON.stringify(event);
+    const info = this.writes.run(() => this.insert.run(project, committed_at, payload));
     this.wake();
     return Number(info.lastInsertRowid);
   }

@@ -10,6 +10,7 @@ import {
   NotFoundError,
   isSqliteUniqueViolation,
   openSqlite,
+  WriteRetry,
   type Collection,
   type ProjectId,
   type RecordDoc,
@@ -122,8 +123,11 @@ export class SqliteRecordStore implements RecordStore {
     return stmt;
   }
 
+  private readonly writes: WriteRetry;
+
   constructor(private readonly db: SqliteDatabase) {
     db.exec(SCHEMA);
+    this.writes = new WriteRetry(db);
   }
 
   /** Opens (creating) the database file; `:memory:` for tests. */
@@ -254,13 +258,13 @@ export class SqliteRecordStore implements RecordStore {
     if (!idempotency) {
       // One INSERT is atomic by itself: no BEGIN/COMMIT round around it.
       return this.onTable(collection, () => {
-        insertRow();
+        this.writes.run(insertRow);
         return { record, replayed: false };
       });
     }
     this.purgeExpiredKeys(idempotency.now);
     return this.onTable(collection, () =>
-      this.db.transaction((): InsertResult => {
+      this.writes.run(() => this.db.transaction((): InsertResult => {
         if (idempotency) {
           const prior = this
             .prepared('SELECT fingerprint, record, expires_at FROM idempotency_keys WHERE project = ? AND collection = ? AND key = ?')
@@ -279,7 +283,7 @@ export class SqliteRecordStore implements RecordStore {
             .run(project, collection.name, idempotency.key, idempotency.fingerprint, JSON.stringify(record), idempotency.expiresAt);
         }
         return { record, replayed: false };
-      }).immediate(),
+      }).immediate()),
     );
   }
 
@@ -309,9 +313,9 @@ export class SqliteRecordStore implements RecordStore {
     const r = splitRecord(next);
     const result = this.onTable(collection, () => {
       try {
-        return this
-          .prepared(`UPDATE "${table}" SET version = ?, updated_at = ?, data = ? WHERE id = ? AND version = ?`)
-          .run(r.version, r.updated_at, JSON.stringify(r.data), r.id, expectedVersion);
+        const update = this.prepared(`UPDATE "${table}" SET version = ?, updated_at = ?, data = ? WHERE id = ? AND version = ?`);
+        const data = JSON.stringify(r.data);
+        return this.writes.run(() => update.run(r.version, r.updated_at, data, r.id, expectedVersion));
       } catch (err) {
         return translateUnique(err);
       }
@@ -322,9 +326,11 @@ export class SqliteRecordStore implements RecordStore {
   async deleteRecord(project: ProjectId, collection: Collection, id: string, expectedVersion?: number): Promise<boolean> {
     const table = recordTable(project, collection.name);
     const result = this.onTable(collection, () =>
-      expectedVersion === undefined
-        ? this.prepared(`DELETE FROM "${table}" WHERE id = ?`).run(id)
-        : this.prepared(`DELETE FROM "${table}" WHERE id = ? AND version = ?`).run(id, expectedVersion),
+      this.writes.run(() =>
+        expectedVersion === undefined
+          ? this.prepared(`DELETE FROM "${table}" WHERE id = ?`).run(id)
+          : this.prepared(`DELETE FROM "${table}" WHERE id = ? AND version = ?`).run(id, expectedVersion),
+      ),
     );
     return result.changes === 1;
   }
