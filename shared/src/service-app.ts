@@ -1,5 +1,6 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
+import { bodyParsers } from './body-parsing';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { UnauthorizedError, UnavailableError } from './errors';
 import { INTERNAL_HEADERS, isInProcess, isKeyKind, verifyInternal } from './internal-auth';
@@ -8,8 +9,6 @@ import { createMetrics, type Metrics } from './metrics';
 import { requestId } from './request-id';
 import { isProjectId, type ProjectId } from './types';
 import type { RequestContext } from './context';
-
-export const BODY_LIMIT = '1mb';
 
 export interface ServiceAppOptions {
   /** Service name, used in logs and metrics. */
@@ -60,7 +59,7 @@ export function requireInternal(secret: string): RequestHandler {
 
 /**
  * The chassis every service is built on: request ids, metrics, logs, health probes, internal
- * auth, 1 MiB JSON / form bodies, the routes, then JSON 404 and the error envelope.
+ * auth, 1 MiB JSON / form bodies (body-parsing.ts), the routes, then JSON 404 and the error envelope.
  */
 export function createServiceApp(opts: ServiceAppOptions): Express {
   const app = express();
@@ -84,8 +83,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   });
   app.get('/metrics', metrics.handler);
   app.use(requireInternal(opts.internalSecret));
-  app.use(express.json({ limit: BODY_LIMIT }));
-  app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
+  app.use(bodyParsers());
   app.use(opts.routes);
   app.use(notFoundHandler);
   app.use(errorHandler(opts.logger));
