@@ -7,6 +7,7 @@ import { ConflictError, type Collection, type ProjectId, type RecordDoc } from '
 import { MongoClient, MongoServerError, type Db, type IndexDescription, type WriteConcernSettings } from 'mongodb';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
+import { queryTimeout } from '../query-timeout';
 import { compileFilter, compileKeyset, fieldPath, sortSpec, type RecordDocument } from './mongo-filter';
 
 const MAJORITY: WriteConcernSettings = { w: 'majority' };
@@ -245,12 +246,26 @@ export class MongoRecordStore implements RecordStore {
     const { predicate, orderBy, direction, after, limit } = query;
     const where = compileFilter(predicate, collection);
     const filter = after ? { $and: [where, compileKeyset(keysetPredicate(orderBy, direction, after), collection)] } : where;
-    const docs = await this.records(project, collection.name)
-      .find(filter)
+    const cursor = this.records(project, collection.name)
+      .find(filter, query.timeoutMs === undefined ? {} : { maxTimeMS: query.timeoutMs })
       .sort(sortSpec(orderBy, direction))
-      .limit(limit)
-      .toArray();
-    return docs.map(toRecord);
+      .limit(limit);
+    const records: RecordDoc[] = [];
+    let bytes = 0;
+    try {
+      for await (const doc of cursor) {
+        const record = toRecord(doc);
+        records.push(record);
+        if (query.maxBytes === undefined) continue;
+        bytes += JSON.stringify(splitRecord(record).data).length;
+        if (bytes >= query.maxBytes) break;
+      }
+    } catch (err) {
+      // MaxTimeMSExpired: the server stopped the query at its time budget.
+      if (err instanceof MongoServerError && err.code === 50) throw queryTimeout(query.timeoutMs ?? 0);
+      throw err;
+    }
+    return records;
   }
 
   async ping(): Promise<void> {

@@ -18,6 +18,9 @@ import {
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { fieldTypeOf, isSystemField, joinRecord, splitRecord, type Scalar } from '../record-shape';
 import { bindValue, compilePredicate, fieldExpr, type SqlValue } from './sqlite-predicate';
+import { BUDGET_FUNCTION, TIMEOUT_MARK, runQueryJob, type QueryJob, type RawRow } from './sqlite-query-job';
+import { SqliteReaders } from './sqlite-readers';
+import { queryTimeout } from '../query-timeout';
 
 /** One seekable run of a keyset query: its condition and the order within it. */
 interface KeysetRun {
@@ -26,13 +29,20 @@ interface KeysetRun {
   order: string;
 }
 
-interface RecordRow {
-  id: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-  data: string;
+type RecordRow = RawRow;
+
+export interface SqliteRecordStoreOptions {
+  /** Reader threads that run queries off the event loop (0 or `:memory:`: on the event loop). */
+  readers?: number;
 }
+
+/**
+ * A row whose JSON the SQL JSON functions cannot read (nested over SQLite's 1000 levels, written
+ * before values had a depth limit) reads as an empty object in the tolerant form of a query.
+ */
+const TOLERANT_DATA = `iif(json_valid(data), data, '{}')`;
+const MALFORMED_JSON = /malformed JSON/;
+
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS collections (
@@ -120,13 +130,26 @@ export class SqliteRecordStore implements RecordStore {
     return stmt;
   }
 
-  constructor(private readonly db: SqliteDatabase) {
+  /** Deadline of the query running on the main connection (plinth_budget reads it). */
+  private deadline = Infinity;
+  private budgetCalls = 0;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly readers: SqliteReaders | null = null,
+  ) {
     db.exec(SCHEMA);
+    db.function(BUDGET_FUNCTION, { deterministic: false, varargs: true }, () => {
+      if ((++this.budgetCalls & 15) === 0 && Date.now() > this.deadline) throw new Error(TIMEOUT_MARK);
+      return 1;
+    });
   }
 
   /** Opens (creating) the database file; `:memory:` for tests. */
-  static open(file: string): SqliteRecordStore {
-    return new SqliteRecordStore(openSqlite(file));
+  static open(file: string, opts: SqliteRecordStoreOptions = {}): SqliteRecordStore {
+    const db = openSqlite(file);
+    const readers = file !== ':memory:' && (opts.readers ?? 0) > 0 ? new SqliteReaders(file, opts.readers as number) : null;
+    return new SqliteRecordStore(db, readers);
   }
 
   async listCollections(project: ProjectId): Promise<Collection[]> {
@@ -177,6 +200,9 @@ export class SqliteRecordStore implements RecordStore {
       try {
         this.db.exec(ddl);
       } catch (err) {
+        if (err instanceof Error && MALFORMED_JSON.test(err.message)) {
+          throw new ConflictError('A stored record cannot be indexed: its JSON is nested too deep. Repair or delete it first.');
+        }
         translateUnique(err);
       }
     }
@@ -191,7 +217,8 @@ export class SqliteRecordStore implements RecordStore {
         .run(next.revision, JSON.stringify(next), project, next.name, expectedRevision);
       if (saved.changes === 0) return false;
       for (const field of removedFields) {
-        this.prepared(`UPDATE "${table}" SET data = json_remove(data, '$.${field}')`).run();
+        // A row the JSON functions cannot read keeps its text (reads tolerate it, see TOLERANT_DATA).
+        this.prepared(`UPDATE "${table}" SET data = json_remove(data, '$.${field}') WHERE json_valid(data)`).run();
       }
       this.syncIndexes(table, next);
       return true;
@@ -341,22 +368,61 @@ export class SqliteRecordStore implements RecordStore {
     return direction === 'desc' && !isSystemField(orderBy) ? [beyond, nulls] : [beyond];
   }
 
-  /** The SELECTs a query runs, in order (see keysetRuns); exposed for EXPLAIN QUERY PLAN. */
-  querySql(project: ProjectId, collection: Collection, query: RecordQuery): Array<{ sql: string; params: SqlValue[] }> {
+  /**
+   * The SELECTs a query runs, in order (see keysetRuns); exposed for EXPLAIN QUERY PLAN. Each
+   * visited row calls plinth_budget first, which stops the statement past its deadline.
+   */
+  querySql(project: ProjectId, collection: Collection, query: RecordQuery, tolerant = false): Array<{ sql: string; params: SqlValue[] }> {
     const table = recordTable(project, collection.name);
     const where = compilePredicate(query.predicate, collection);
-    return this.keysetRuns(collection, query).map((run) => ({
-      sql: `SELECT id, version, created_at, updated_at, data FROM "${table}" WHERE ${where.sql} AND ${run.sql} ORDER BY ${run.order} LIMIT ?`,
-      params: [...where.params, ...run.params],
-    }));
+    return this.keysetRuns(collection, query).map((run) => {
+      const sql = `SELECT id, version, created_at, updated_at, data FROM "${table}" WHERE ${BUDGET_FUNCTION}(id) AND ${where.sql} AND ${run.sql} ORDER BY ${run.order} LIMIT ?`;
+      // Field names are validated identifiers and values are bound: this rewrite only touches
+      // the JSON functions' first argument.
+      return { sql: tolerant ? sql.replaceAll("(data, '$.", `(${TOLERANT_DATA}, '$.`) : sql, params: [...where.params, ...run.params] };
+    });
+  }
+
+  /** A query pinned to one id (the rule-filtered get): cheap enough for the event loop. */
+  private static isPointQuery(query: RecordQuery): boolean {
+    const p = query.predicate;
+    const first = typeof p === 'object' && p !== null && !Array.isArray(p) && 'and' in p ? p.and[0] : p;
+    return Array.isArray(first) && first[0] === 'id' && first[1] === '==';
+  }
+
+  private async runJob(job: QueryJob, deadline: number, point: boolean): Promise<RawRow[]> {
+    if (this.readers && !point) return this.readers.run(job, deadline);
+    this.deadline = deadline;
+    this.budgetCalls = 0;
+    try {
+      return runQueryJob((sql) => this.prepared(sql), job);
+    } finally {
+      this.deadline = Infinity;
+    }
   }
 
   async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
-    const rows: RecordRow[] = [];
-    for (const { sql, params } of this.querySql(project, collection, query)) {
-      if (rows.length >= query.limit) break;
-      const more = this.onTable(collection, () => this.prepared(sql).all(...params, query.limit - rows.length)) as RecordRow[];
-      rows.push(...more);
+    const deadline = query.timeoutMs === undefined ? Infinity : Date.now() + query.timeoutMs;
+    const point = SqliteRecordStore.isPointQuery(query);
+    const job = (tolerant: boolean): QueryJob => ({
+      runs: this.querySql(project, collection, query, tolerant),
+      limit: query.limit,
+      maxBytes: query.maxBytes ?? Infinity,
+    });
+    let rows: RawRow[];
+    try {
+      rows = await this.runJob(job(false), deadline, point);
+    } catch (err) {
+      if (!(err instanceof Error)) throw err;
+      if (err.message.includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
+      if (/no such table/.test(err.message)) throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
+      if (!MALFORMED_JSON.test(err.message)) throw err;
+      try {
+        rows = await this.runJob(job(true), deadline, point);
+      } catch (again) {
+        if (again instanceof Error && again.message.includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
+        throw again;
+      }
     }
     return rows.map(toRecord);
   }
@@ -374,6 +440,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async close(): Promise<void> {
+    await this.readers?.close();
     if (this.db.open) this.db.close();
   }
 }
