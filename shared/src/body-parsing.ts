@@ -17,34 +17,60 @@ const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+
+function keyText(buf: Uint8Array, start: number, end: number): string {
+  const raw = Buffer.from(buf.buffer, buf.byteOffset + start, end - start + 1).toString('utf8');
+  try {
+    return String(JSON.parse(raw));
+  } catch {
+    return raw.slice(1, -1);
+  }
+}
 
 /**
- * Whether the JSON text in `buf` nests arrays and objects deeper than `max`. A byte scan that
- * skips strings; it runs before JSON.parse, so nothing ever recurses over a hostile body.
+ * Where the JSON text in `buf` first nests arrays and objects deeper than `max`: the object keys
+ * leading there (e.g. `["data", "meta"]`), or null when it never does. A byte scan that skips
+ * strings; it runs before JSON.parse, so nothing ever recurses over a hostile body.
  */
-export function jsonNestedDeeperThan(buf: Uint8Array, max: number): boolean {
+export function jsonDepthViolation(buf: Uint8Array, max: number): string[] | null {
   let depth = 0;
   let inString = false;
+  let stringStart = -1;
+  let lastString: [number, number] = [-1, -1];
+  // keyAt[d]: the key whose value is being read at depth d (set by ':'), as [start, end] or null.
+  const keyAt: Array<[number, number] | null> = [null];
+  // opened[d]: the key under which the container at depth d+1 was opened.
+  const opened: Array<[number, number] | null> = [];
   for (let i = 0; i < buf.length; i++) {
     const c = buf[i];
     if (inString) {
       if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
+      else if (c === QUOTE) {
+        inString = false;
+        lastString = [stringStart, i];
+      }
     } else if (c === QUOTE) {
       inString = true;
+      stringStart = i;
+    } else if (c === COLON) {
+      keyAt[depth] = lastString;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > max) return true;
+      opened.push(keyAt[depth] ?? null);
+      keyAt[++depth] = null;
+      if (depth > max) return opened.filter((k): k is [number, number] => k !== null).map(([a, b]) => keyText(buf, a, b));
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      opened.pop();
       depth--;
     }
   }
-  return false;
+  return null;
 }
 
-/** A body-parser `verify` error: the error handler answers 400 for its type. */
-class TooDeepError extends Error {
+/** A body-parser `verify` error: the error handler answers 400 naming where it is too deep. */
+export class BodyTooDeepError extends Error {
   readonly type = 'entity.too.deep';
-  constructor() {
+  constructor(readonly path: string[]) {
     super(`JSON body nested deeper than ${MAX_BODY_DEPTH} levels`);
   }
 }
@@ -54,7 +80,8 @@ export function jsonBody(): RequestHandler {
   return express.json({
     limit: BODY_LIMIT,
     verify: (_req, _res, buf) => {
-      if (jsonNestedDeeperThan(buf, MAX_BODY_DEPTH)) throw new TooDeepError();
+      const path = jsonDepthViolation(buf, MAX_BODY_DEPTH);
+      if (path) throw new BodyTooDeepError(path);
     },
   });
 }

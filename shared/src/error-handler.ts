@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { MAX_BODY_DEPTH } from './body-parsing';
+import { BodyTooDeepError, MAX_BODY_DEPTH } from './body-parsing';
 import { InternalError, NotFoundError, PayloadTooLargeError, PlinthError, InvalidRequestError, UnsupportedMediaTypeError } from './errors';
 
 /** Errors raised by body-parser / raw-body carry a `type` and an HTTP `status`. */
@@ -21,8 +21,14 @@ function fromBodyParser(err: unknown): PlinthError | null {
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new UnsupportedMediaTypeError('Unsupported body encoding or charset.');
-    case 'entity.too.deep':
-      return new InvalidRequestError(`The JSON body is nested deeper than ${MAX_BODY_DEPTH} levels.`, { field: 'body' });
+    case 'entity.too.deep': {
+      const path = err instanceof BodyTooDeepError && err.path.length > 0 ? err.path.join('.') : 'body';
+      return new InvalidRequestError(`The JSON body is nested deeper than ${MAX_BODY_DEPTH} levels, in "${path}".`, {
+        field: path,
+        reason: 'too_deep',
+        limit: MAX_BODY_DEPTH,
+      });
+    }
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
