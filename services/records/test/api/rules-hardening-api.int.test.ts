@@ -127,6 +127,24 @@ describe('a collection poisoned by a value nested deeper than the JSON functions
   let poisonedId: string;
   let fineId: string;
 
+  /** A row written before values had a depth limit: put straight into the SQLite file. */
+  function insertPoisoned(label: string): string {
+    const id = newId('rec_');
+    const db = new Database(path.join(t.dataDir, 'records.db'));
+    try {
+      const now = new Date().toISOString();
+      db.prepare(`INSERT INTO "rec_${t.project.id}_boxes" (id, version, created_at, updated_at, data) VALUES (?, 1, ?, ?, ?)`).run(
+        id,
+        now,
+        now,
+        JSON.stringify({ owner: 'alice', meta: deep(1001), label }),
+      );
+    } finally {
+      db.close();
+    }
+    return id;
+  }
+
   beforeAll(async () => {
     await api
       .post('/collections', {
@@ -136,20 +154,7 @@ describe('a collection poisoned by a value nested deeper than the JSON functions
       })
       .expect(201);
     fineId = (await api.post('/collections/boxes/records', { data: { owner: 'alice', meta: { ok: true }, label: 'fine' } }).expect(201)).body.record.id;
-    // A row written before values had a depth limit: put straight into the SQLite file.
-    poisonedId = newId('rec_');
-    const db = new Database(path.join(t.dataDir, 'records.db'));
-    try {
-      const now = new Date().toISOString();
-      db.prepare(`INSERT INTO "rec_${t.project.id}_boxes" (id, version, created_at, updated_at, data) VALUES (?, 1, ?, ?, ?)`).run(
-        poisonedId,
-        now,
-        now,
-        JSON.stringify({ owner: 'alice', meta: deep(1001), label: 'poisoned' }),
-      );
-    } finally {
-      db.close();
-    }
+    poisonedId = insertPoisoned('poisoned');
   });
 
   it('writing a json value nested over the limit is refused: 400 naming the field', async () => {
@@ -180,13 +185,22 @@ describe('a collection poisoned by a value nested deeper than the JSON functions
     expect(secretList.body.records.map((r: { id: string }) => r.id)).toEqual(expect.arrayContaining([fineId, poisonedId]));
   });
 
-  it('the secret key repairs it: a record PATCH, then an index on the collection', async () => {
+  it('the secret key repairs it: a record PATCH, or removing the field from the collection; an index waits for the repair (409)', async () => {
+    const early = await api.patch('/collections/boxes', { fields: { owner: { type: 'text', indexed: true } } });
+    expect(early.status).toBe(409);
+    expect(early.body.message).toMatch(/nested too deep/);
+
     const repaired = await api.patch(`/collections/boxes/records/${poisonedId}`, { data: { meta: { repaired: true } } });
     expect(repaired.status).toBe(200);
     expect(repaired.body.record).toEqual(expect.objectContaining({ id: poisonedId, meta: { repaired: true }, version: 2 }));
+
+    const second = insertPoisoned('second');
+    const dropped = await api.patch('/collections/boxes', { fields: { meta: null } });
+    expect(dropped.status).toBe(200);
     const list = await as(alice).get('/boxes/records');
-    expect(list.body.records.map((r: { id: string }) => r.id)).toEqual(expect.arrayContaining([fineId, poisonedId]));
-    const indexed = await api.patch('/collections/boxes', { fields: { owner: { type: 'text', indexed: true }, meta: { type: 'json' }, label: { type: 'text' } } });
-    expect(indexed.status).toBe(200);
+    expect(list.status).toBe(200);
+    expect(list.body.records.map((r: { id: string }) => r.id)).toEqual(expect.arrayContaining([fineId, poisonedId, second]));
+    expect(list.body.records.find((r: { id: string }) => r.id === second)).toEqual(expect.not.objectContaining({ meta: expect.anything() }));
+    expect((await api.patch('/collections/boxes', { fields: { owner: { type: 'text', indexed: true } } })).status).toBe(200);
   });
 });

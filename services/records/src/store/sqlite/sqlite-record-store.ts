@@ -217,12 +217,26 @@ export class SqliteRecordStore implements RecordStore {
         .run(next.revision, JSON.stringify(next), project, next.name, expectedRevision);
       if (saved.changes === 0) return false;
       for (const field of removedFields) {
-        // A row the JSON functions cannot read keeps its text (reads tolerate it, see TOLERANT_DATA).
         this.prepared(`UPDATE "${table}" SET data = json_remove(data, '$.${field}') WHERE json_valid(data)`).run();
       }
+      if (removedFields.length > 0) this.removeFieldsFromUnreadableRows(table, removedFields);
       this.syncIndexes(table, next);
       return true;
     })();
+  }
+
+  /**
+   * Rows the JSON functions cannot read (see TOLERANT_DATA) lose removed fields in JavaScript,
+   * whose parser has no depth limit: removing a poisoned field from the definition repairs them.
+   */
+  private removeFieldsFromUnreadableRows(table: string, fields: string[]): void {
+    const rows = this.prepared(`SELECT id, data FROM "${table}" WHERE NOT json_valid(data)`).all() as Array<{ id: string; data: string }>;
+    const save = this.prepared(`UPDATE "${table}" SET data = ? WHERE id = ?`);
+    for (const row of rows) {
+      const data = JSON.parse(row.data) as { [field: string]: unknown };
+      for (const field of fields) delete data[field];
+      save.run(JSON.stringify(data), row.id);
+    }
   }
 
   async deleteCollection(project: ProjectId, name: string): Promise<boolean> {
