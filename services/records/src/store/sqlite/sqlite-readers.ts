@@ -41,9 +41,8 @@ function readerMain(run: typeof runQueryJob): void {
   db.pragma('query_only = ON');
   db.pragma('busy_timeout = 5000');
   let deadline = Infinity;
-  let calls = 0;
   db.function(workerData.budgetFunction, { deterministic: false, varargs: true }, () => {
-    if ((++calls & 15) === 0 && Date.now() > deadline) throw new Error(workerData.timeoutMark);
+    if (Date.now() > deadline) throw new Error(workerData.timeoutMark);
     return 1;
   });
   const statements = new Map<string, ReturnType<typeof db.prepare>>();
@@ -58,7 +57,6 @@ function readerMain(run: typeof runQueryJob): void {
   };
   parentPort!.on('message', (job: Envelope) => {
     deadline = job.deadline;
-    calls = 0;
     try {
       parentPort!.postMessage({ id: job.id, rows: run(prepare, job) });
     } catch (err) {

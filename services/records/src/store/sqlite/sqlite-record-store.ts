@@ -132,7 +132,6 @@ export class SqliteRecordStore implements RecordStore {
 
   /** Deadline of the query running on the main connection (plinth_budget reads it). */
   private deadline = Infinity;
-  private budgetCalls = 0;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -140,7 +139,7 @@ export class SqliteRecordStore implements RecordStore {
   ) {
     db.exec(SCHEMA);
     db.function(BUDGET_FUNCTION, { deterministic: false, varargs: true }, () => {
-      if ((++this.budgetCalls & 15) === 0 && Date.now() > this.deadline) throw new Error(TIMEOUT_MARK);
+      if (Date.now() > this.deadline) throw new Error(TIMEOUT_MARK);
       return 1;
     });
   }
@@ -407,7 +406,6 @@ export class SqliteRecordStore implements RecordStore {
   private async runJob(job: QueryJob, deadline: number, point: boolean): Promise<RawRow[]> {
     if (this.readers && !point) return this.readers.run(job, deadline);
     this.deadline = deadline;
-    this.budgetCalls = 0;
     try {
       return runQueryJob((sql) => this.prepared(sql), job);
     } finally {
