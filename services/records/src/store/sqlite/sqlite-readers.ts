@@ -10,8 +10,8 @@ import { BUDGET_FUNCTION, TIMEOUT_MARK, runQueryJob, type QueryJob, type RawRow 
 /** A job as sent to a reader thread. */
 interface Envelope extends QueryJob {
   id: number;
-  /** Epoch ms after which the query stops (plinth_budget throws). */
-  deadline: number;
+  /** The query stops (plinth_budget throws) this long after the reader starts it. */
+  timeoutMs: number;
 }
 
 type Reply = { id: number; rows: RawRow[] } | { id: number; error: string };
@@ -56,7 +56,8 @@ function readerMain(run: typeof runQueryJob): void {
     return stmt;
   };
   parentPort!.on('message', (job: Envelope) => {
-    deadline = job.deadline;
+    // The budget counts the query's own running time, not the wait for a free (or new) thread.
+    deadline = Date.now() + job.timeoutMs;
     try {
       parentPort!.postMessage({ id: job.id, rows: run(prepare, job) });
     } catch (err) {
@@ -67,8 +68,11 @@ function readerMain(run: typeof runQueryJob): void {
 
 const SOURCE = `"use strict";\n(${readerMain.toString()})(${runQueryJob.toString()});\n`;
 
-/** Extra time the main thread waits past a deadline before it gives up on a stuck reader. */
-const WATCHDOG_GRACE_MS = 2000;
+/**
+ * Extra time the main thread waits past a query's budget before it gives up on a stuck reader
+ * (also covers starting a new reader thread on a busy machine).
+ */
+const WATCHDOG_GRACE_MS = 5000;
 
 export class SqliteReaders {
   private readonly readers: Reader[] = [];
@@ -81,11 +85,14 @@ export class SqliteReaders {
     private readonly size: number,
   ) {}
 
-  /** Runs `job` on a free reader thread (queued while all are busy). Rejects with the SQL error. */
-  run(job: QueryJob, deadline: number): Promise<RawRow[]> {
+  /**
+   * Runs `job` on a free reader thread (queued while all are busy), stopped `timeoutMs` after it
+   * starts there. Rejects with the SQL error.
+   */
+  run(job: QueryJob, timeoutMs: number): Promise<RawRow[]> {
     if (this.closed) return Promise.reject(new Error('the record store is closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ job: { ...job, id: this.nextId++, deadline }, resolve, reject });
+      this.queue.push({ job: { ...job, id: this.nextId++, timeoutMs }, resolve, reject });
       this.dispatch();
     });
   }
@@ -128,7 +135,7 @@ export class SqliteReaders {
       reader.current = pending;
       // A query that never reaches plinth_budget again (one huge step) is abandoned: its thread
       // is replaced so later queries are not stuck behind it.
-      const wait = pending.job.deadline - Date.now() + WATCHDOG_GRACE_MS;
+      const wait = pending.job.timeoutMs + WATCHDOG_GRACE_MS;
       if (Number.isFinite(wait)) {
         pending.watchdog = setTimeout(() => {
           if (reader.current !== pending) return;

@@ -403,9 +403,9 @@ export class SqliteRecordStore implements RecordStore {
     return Array.isArray(first) && first[0] === 'id' && first[1] === '==';
   }
 
-  private async runJob(job: QueryJob, deadline: number, point: boolean): Promise<RawRow[]> {
-    if (this.readers && !point) return this.readers.run(job, deadline);
-    this.deadline = deadline;
+  private async runJob(job: QueryJob, timeoutMs: number, point: boolean): Promise<RawRow[]> {
+    if (this.readers && !point) return this.readers.run(job, timeoutMs);
+    this.deadline = Date.now() + timeoutMs;
     try {
       return runQueryJob((sql) => this.prepared(sql), job);
     } finally {
@@ -414,7 +414,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
-    const deadline = query.timeoutMs === undefined ? Infinity : Date.now() + query.timeoutMs;
+    const timeoutMs = query.timeoutMs ?? Infinity;
     const point = SqliteRecordStore.isPointQuery(query);
     const job = (tolerant: boolean): QueryJob => ({
       runs: this.querySql(project, collection, query, tolerant),
@@ -423,14 +423,14 @@ export class SqliteRecordStore implements RecordStore {
     });
     let rows: RawRow[];
     try {
-      rows = await this.runJob(job(false), deadline, point);
+      rows = await this.runJob(job(false), timeoutMs, point);
     } catch (err) {
       if (!(err instanceof Error)) throw err;
       if (err.message.includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
       if (/no such table/.test(err.message)) throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
       if (!MALFORMED_JSON.test(err.message)) throw err;
       try {
-        rows = await this.runJob(job(true), deadline, point);
+        rows = await this.runJob(job(true), timeoutMs, point);
       } catch (again) {
         if (again instanceof Error && again.message.includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
         throw again;
