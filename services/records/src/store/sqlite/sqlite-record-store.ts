@@ -43,6 +43,15 @@ export interface SqliteRecordStoreOptions {
 const TOLERANT_DATA = `iif(json_valid(data), data, '{}')`;
 const MALFORMED_JSON = /malformed JSON/;
 
+/**
+ * The message of a thrown error. Not `instanceof Error`: better-sqlite3 builds its errors from
+ * the class of the first JavaScript realm that loaded it, which under test runners is not ours.
+ */
+function messageOf(err: unknown): string {
+  const message = typeof err === 'object' && err !== null ? (err as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : '';
+}
+
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS collections (
@@ -199,7 +208,7 @@ export class SqliteRecordStore implements RecordStore {
       try {
         this.db.exec(ddl);
       } catch (err) {
-        if (err instanceof Error && MALFORMED_JSON.test(err.message)) {
+        if (MALFORMED_JSON.test(messageOf(err))) {
           throw new ConflictError('A stored record cannot be indexed: its JSON is nested too deep. Repair or delete it first.');
         }
         translateUnique(err);
@@ -252,7 +261,7 @@ export class SqliteRecordStore implements RecordStore {
     try {
       return fn();
     } catch (err) {
-      if (err instanceof Error && /no such table/.test(err.message)) {
+      if (/no such table/.test(messageOf(err))) {
         throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
       }
       throw err;
@@ -425,14 +434,14 @@ export class SqliteRecordStore implements RecordStore {
     try {
       rows = await this.runJob(job(false), timeoutMs, point);
     } catch (err) {
-      if (!(err instanceof Error)) throw err;
-      if (err.message.includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
-      if (/no such table/.test(err.message)) throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
-      if (!MALFORMED_JSON.test(err.message)) throw err;
+      const message = messageOf(err);
+      if (message.includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
+      if (/no such table/.test(message)) throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
+      if (!MALFORMED_JSON.test(message)) throw err;
       try {
         rows = await this.runJob(job(true), timeoutMs, point);
       } catch (again) {
-        if (again instanceof Error && again.message.includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
+        if (messageOf(again).includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
         throw again;
       }
     }
