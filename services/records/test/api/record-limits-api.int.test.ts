@@ -95,14 +95,17 @@ describe('page byte budget', () => {
 });
 
 describe('rate limits', () => {
+  // Fresh project ids: rate-limit counters live in the shared Redis in the cluster topology.
+  let n = 0;
+  const freshProject = (): Promise<TestProject> => t.createProject(`rl-${process.pid}-${++n}-${Date.now().toString(36)}`);
   const publicGet = (p: TestProject, path: string, token?: string) => {
     const r = request(t.app).get(`/v1/projects/${p.id}${path}`).set('Authorization', `Bearer ${p.publicKey}`);
     return token ? r.set('X-Db-User-Token', token) : r;
   };
 
   it(`per project public key: request ${PER_PUBLIC_KEY + 1} in a minute → 429 with Retry-After; other projects and the secret key go on`, async () => {
-    const p = await t.createProject();
-    const other = await t.createProject();
+    const p = await freshProject();
+    const other = await freshProject();
     for (let i = 0; i < PER_PUBLIC_KEY; i++) expect((await publicGet(p, '/collections')).status).toBe(200);
     const limited = await publicGet(p, '/collections');
     expect(limited.status).toBe(429);
@@ -114,7 +117,7 @@ describe('rate limits', () => {
   });
 
   it(`per user: request ${PER_USER + 1} of one signed-in user → 429; another user of the project goes on`, async () => {
-    const p = await t.createProject();
+    const p = await freshProject();
     const secret = (path: string) => request(t.app).post(`/v1/projects/${p.id}${path}`).set('Authorization', `Bearer ${p.secretKey}`);
     await secret('/collections').send({ name: 'notes', fields: { body: { type: 'text' } }, rules: { read: 'auth != null' } }).expect(201);
     const token = async (uid: string): Promise<string> => (await secret('/auth/tokens').send({ user_id: uid }).expect(200)).body.access_token;
