@@ -14,6 +14,7 @@ import { freshRequest, startStandalone, stopStandalone, type FreshResponse, type
 let s: StandaloneProcess;
 let dataDir: string;
 const RATE_LIMIT_EMAIL = 5;
+const RATE_LIMIT_USER = 6;
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-workers-'));
@@ -23,6 +24,7 @@ beforeAll(async () => {
     PLINTH_RATE_LIMIT_IP: '100000',
     PLINTH_RATE_LIMIT_EMAIL: String(RATE_LIMIT_EMAIL),
     PLINTH_MAIL_POLL_MS: '50',
+    PLINTH_RATE_LIMIT_USER: String(RATE_LIMIT_USER),
   });
   const enabled = await freshRequest(`${s.url}/v1/projects/demo/settings/auth`, {
     method: 'PATCH',
@@ -124,6 +126,15 @@ it('the per-e-mail sign-in limit counts the attempts made on both workers togeth
   );
   expect(attempts.answers.map((a) => a.status)).toEqual([...Array(RATE_LIMIT_EMAIL).fill(401), 429, 429]);
   expect(attempts.workers.size).toBe(2);
+});
+
+it('the per-user record rate limit counts the requests made on both workers together', async () => {
+  const { access } = await signUp('reader@workers.example');
+  const reads = await series(RATE_LIMIT_USER + 2, () =>
+    freshRequest(api('/collections/wk_notes/records'), { headers: { ...bearer(s.publicKey), 'X-Db-User-Token': access } }),
+  );
+  expect(reads.answers.map((a) => a.status)).toEqual([...Array(RATE_LIMIT_USER).fill(200), 429, 429]);
+  expect(reads.workers.size).toBe(2);
 });
 
 it('an Idempotency-Key replays the same record whichever worker the retry reaches', async () => {

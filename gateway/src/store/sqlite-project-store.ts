@@ -82,7 +82,7 @@ export class SqliteProjectStore implements ProjectStore {
       if (this.stmt.deleteProject.run(id).changes === 0) return false;
       this.stmt.insertPurge.run(id, new Date().toISOString());
       return true;
-    })();
+    }).immediate();
   }
 
   async finishPurge(id: ProjectId): Promise<void> {

@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '../sqlite';
+import { WriteRetry, type SqliteDatabase } from '../sqlite';
 
 /** One counter: hits so far in the current window and when the window ends. */
 export interface RateLimitHits {
@@ -25,6 +25,7 @@ export class SqliteRateLimitStore {
   private windowMs = 60_000;
   private readonly stmt;
   private calls = 0;
+  private readonly writes: WriteRetry;
   /** express-rate-limit: the counts are shared, not per process. */
   readonly localKeys = false;
 
@@ -33,6 +34,7 @@ export class SqliteRateLimitStore {
     readonly prefix: string,
   ) {
     db.exec(SCHEMA);
+    this.writes = new WriteRetry(db);
     this.stmt = {
       increment: db.prepare(
         `INSERT INTO rate_limits (key, hits, reset_at) VALUES (@key, 1, @resetAt)
@@ -60,7 +62,8 @@ export class SqliteRateLimitStore {
   increment(key: string): RateLimitHits {
     const now = Date.now();
     if (++this.calls % 1000 === 0) this.stmt.prune.run(now);
-    const row = this.stmt.increment.get({ key: this.prefix + key, now, resetAt: now + this.windowMs }) as { hits: number; reset_at: number };
+    const args = { key: this.prefix + key, now, resetAt: now + this.windowMs };
+    const row = this.writes.run(() => this.stmt.increment.get(args)) as { hits: number; reset_at: number };
     return { totalHits: row.hits, resetTime: new Date(row.reset_at) };
   }
 
