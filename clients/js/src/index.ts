@@ -23,7 +23,12 @@ export interface ClientOptions extends TransportOptions {
   refreshMargin?: number;
   /** Refresh on a timer before expiry (default true). */
   autoRefresh?: boolean;
-  /** Share the session with other tabs of the origin (default true; needs a shared storage such as localStorage). */
+  /**
+   * Share the session with the other tabs of the origin: one refresh at a time (Web Locks) and
+   * refreshed sessions and sign-outs passed on (BroadcastChannel). Default: on when `storage` is
+   * the browser's `localStorage`, off otherwise — so two clients of one server process, each with
+   * its own storage, never see each other's sessions.
+   */
   multiTab?: boolean;
 }
 
@@ -44,7 +49,7 @@ export function createClient(opts: ClientOptions): PlinthClient {
     storageKey: opts.storageKey ?? `plinth.session.${opts.project}`,
     refreshMargin: opts.refreshMargin,
     autoRefresh: opts.autoRefresh ?? true,
-    multiTab: opts.multiTab ?? true,
+    multiTab: opts.multiTab ?? (opts.storage !== undefined && opts.storage === (globalThis as { localStorage?: unknown }).localStorage),
   });
   const records: RecordsContext = { transport, token: (signal) => sessions.accessToken(signal), closers: [() => sessions.close()] };
   return {

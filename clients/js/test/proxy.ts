@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 export interface Exchange {
   method: string;
   path: string;
+  requestHeaders: http.IncomingHttpHeaders;
   requestBody: string;
   status: number;
   responseBody: string;
@@ -51,6 +52,7 @@ export async function startProxy(upstream: string, opts: ProxyOptions = {}): Pro
           const ex: Exchange = {
             method: req.method ?? 'GET',
             path: req.url ?? '/',
+            requestHeaders: req.headers,
             requestBody: Buffer.concat(chunks).toString('utf8'),
             status: ures.statusCode ?? 0,
             responseBody: Buffer.concat(out).toString('utf8'),
