@@ -57,6 +57,8 @@ export class SessionManager {
     private readonly opts: SessionOptions,
   ) {
     this.sync = new TabSync(`plinth:${opts.storageKey}`, (m) => void this.onTabMessage(m), opts.multiTab);
+    // Pick up a stored session (a reload, another tab's sign-in) and plan its refresh.
+    this.current().catch(() => undefined);
   }
 
   /** The last session seen, without reading the storage (may be stale by one refresh). */
