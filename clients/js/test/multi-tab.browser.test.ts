@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import type { PlinthClient } from '../src';
 import { startBrowserRig, type BrowserRig } from './browser';
 import { startSdkFixture, type SdkFixture } from './fixture';
 
@@ -6,6 +7,13 @@ const EMAIL = 'tabs@example.com';
 const PASSWORD = 'multi tab password';
 const TTL = 60; // the shortest access-token lifetime a project allows
 const MARGIN = 56; // so each tab wants a refresh every ~4 s
+
+/** What the test page puts on its global object. */
+interface Tab {
+  plinth: PlinthClient;
+  events: string[];
+  ready?: boolean;
+}
 
 interface RefreshSeen {
   token: string;
@@ -32,7 +40,7 @@ describe('@plinth/client in a browser: several tabs, one session', () => {
   const open = async (query = ''): Promise<Page> => {
     const p = await rig.context.newPage();
     await p.goto(`${rig.proxy.url}/${query}`);
-    await p.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true);
+    await p.waitForFunction(() => (globalThis as unknown as Tab).ready === true);
     return p;
   };
 
@@ -66,9 +74,9 @@ describe('@plinth/client in a browser: several tabs, one session', () => {
   it('both tabs stay signed in across 3+ refresh cycles, no refresh token presented twice; sign-out in one signs out both', async () => {
     a = await open();
     b = await open();
-    const uid = await a.evaluate(async ([e, p]) => (await window.plinth.auth.signIn(e, p)).user.id, [EMAIL, PASSWORD] as const);
+    const uid = await a.evaluate(async ([e, p]) => (await (globalThis as unknown as Tab).plinth.auth.signIn(e, p)).user.id, [EMAIL, PASSWORD] as const);
     // Tab B picks the session up from the shared storage.
-    expect(await b.evaluate(async () => (await window.plinth.auth.user())?.email)).toBe(EMAIL);
+    expect(await b.evaluate(async () => (await (globalThis as unknown as Tab).plinth.auth.user())?.email)).toBe(EMAIL);
 
     // Both tabs keep working while the session goes through at least three refreshes.
     let round = 0;
@@ -77,9 +85,9 @@ describe('@plinth/client in a browser: several tabs, one session', () => {
       for (const [tab, name] of [[a, 'a'], [b, 'b']] as const) {
         const seen = await tab.evaluate(
           async ([owner, body]) => {
-            await window.plinth.collection('tab_notes').create({ owner, body });
-            const me = await window.plinth.auth.user();
-            const page = await window.plinth.collection('tab_notes').where('body', '==', body).get();
+            await (globalThis as unknown as Tab).plinth.collection('tab_notes').create({ owner, body });
+            const me = await (globalThis as unknown as Tab).plinth.auth.user();
+            const page = await (globalThis as unknown as Tab).plinth.collection('tab_notes').where('body', '==', body).get();
             return { email: me?.email, found: page.records.length };
           },
           [uid, `${name}-${round}`] as const,
@@ -94,7 +102,7 @@ describe('@plinth/client in a browser: several tabs, one session', () => {
     // Both tabs refresh at the same instant, three times: one presents the token, the other waits
     // for the lock and takes the new session from the storage.
     for (let i = 0; i < 3; i++) {
-      const [ra, rb] = await Promise.all([a, b].map((p) => p.evaluate(async () => (await window.plinth.auth.refresh())?.refresh_token)));
+      const [ra, rb] = await Promise.all([a, b].map((p) => p.evaluate(async () => (await (globalThis as unknown as Tab).plinth.auth.refresh())?.refresh_token)));
       expect(ra).toEqual(expect.any(String));
       expect(ra).toBe(rb);
     }
@@ -104,18 +112,18 @@ describe('@plinth/client in a browser: several tabs, one session', () => {
     expect(new Set(seen.map((r) => r.token)).size).toBe(seen.length);
 
     // Both tabs hold the newest session.
-    const [ta, tb] = await Promise.all([a, b].map((p) => p.evaluate(async () => (await window.plinth.auth.session())?.refresh_token)));
+    const [ta, tb] = await Promise.all([a, b].map((p) => p.evaluate(async () => (await (globalThis as unknown as Tab).plinth.auth.session())?.refresh_token)));
     expect(ta).toBe(tb);
     const last = rig.proxy.log.filter((x) => x.path.endsWith('/auth/refresh')).pop()!;
     expect(ta).toBe((JSON.parse(last.responseBody) as { refresh_token: string }).refresh_token);
 
     // Sign out in tab A: tab B is signed out too, without a request of its own.
-    await a.evaluate(async () => window.plinth.auth.signOut());
-    await b.waitForFunction(() => window.events.includes('signed_out'));
-    expect(await b.evaluate(() => window.plinth.auth.currentUser)).toBeNull();
-    expect(await b.evaluate(async () => window.plinth.auth.session())).toBeNull();
+    await a.evaluate(async () => (globalThis as unknown as Tab).plinth.auth.signOut());
+    await b.waitForFunction(() => (globalThis as unknown as Tab).events.includes('signed_out'));
+    expect(await b.evaluate(() => (globalThis as unknown as Tab).plinth.auth.currentUser)).toBeNull();
+    expect(await b.evaluate(async () => (globalThis as unknown as Tab).plinth.auth.session())).toBeNull();
     const denied = await b.evaluate(async () =>
-      window.plinth
+      (globalThis as unknown as Tab).plinth
         .collection('tab_notes')
         .list()
         .then(
@@ -138,32 +146,25 @@ describe('@plinth/client in a browser: several tabs, one session', () => {
   it('without Web Locks, tabs refreshing at once get one session through the server\'s 10 s reuse window', async () => {
     const c = await open('?nolocks');
     const d = await open('?nolocks');
-    expect(await c.evaluate(() => 'locks' in navigator && navigator.locks === undefined)).toBe(true);
+    expect(await c.evaluate(() => (globalThis as unknown as { navigator: { locks?: unknown } }).navigator.locks === undefined)).toBe(true);
     const before = refreshes().length;
-    await c.evaluate(async ([e, p]) => window.plinth.auth.signIn(e, p), [EMAIL, PASSWORD] as const);
+    await c.evaluate(async ([e, p]) => (globalThis as unknown as Tab).plinth.auth.signIn(e, p), [EMAIL, PASSWORD] as const);
     for (let i = 0; i < 3; i++) {
-      const [rc, rd] = await Promise.all([c, d].map((p) => p.evaluate(async () => (await window.plinth.auth.refresh())?.refresh_token)));
+      const [rc, rd] = await Promise.all([c, d].map((p) => p.evaluate(async () => (await (globalThis as unknown as Tab).plinth.auth.refresh())?.refresh_token)));
       expect(rc).toEqual(expect.any(String));
       expect(rc).toBe(rd);
     }
     const seen = refreshes().slice(before);
     expect(seen.map((r) => r.status)).toEqual(seen.map(() => 200));
-    // A token presented twice is only ever presented again within the reuse window.
+    // A token presented twice is only ever presented again within the reuse (globalThis as unknown as Tab).
     for (const r of seen) {
       const first = seen.find((x) => x.token === r.token)!;
       expect(r.at - first.at).toBeLessThan(10_000);
     }
-    for (const p of [c, d]) expect(await p.evaluate(async () => (await window.plinth.auth.user())?.email)).toBe(EMAIL);
-    await d.evaluate(async () => window.plinth.auth.signOut());
-    await c.waitForFunction(() => window.events.includes('signed_out'));
-    expect(await c.evaluate(async () => window.plinth.auth.session())).toBeNull();
+    for (const p of [c, d]) expect(await p.evaluate(async () => (await (globalThis as unknown as Tab).plinth.auth.user())?.email)).toBe(EMAIL);
+    await d.evaluate(async () => (globalThis as unknown as Tab).plinth.auth.signOut());
+    await c.waitForFunction(() => (globalThis as unknown as Tab).events.includes('signed_out'));
+    expect(await c.evaluate(async () => (globalThis as unknown as Tab).plinth.auth.session())).toBeNull();
   }, 60_000);
 });
 
-declare global {
-  interface Window {
-    plinth: import('../src').PlinthClient;
-    events: string[];
-    ready?: boolean;
-  }
-}
