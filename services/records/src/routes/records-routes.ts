@@ -5,6 +5,7 @@
 import { Router, type Request, type Response } from 'express';
 import { requestContext } from '@plinth/shared';
 import type { AuthInfo } from '../domain/access-policy';
+import { assertUserTokenHeader } from './user-token-header';
 import type { Caller } from '../operations/caller';
 import type { CollectionOperations } from '../operations/collection-operations';
 import type { RecordImport } from '../operations/record-import';
@@ -35,6 +36,7 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
   /** Record operations resolve the user token (X-Db-User-Token) unless the secret key is used. */
   async function caller(req: Request, res: Response): Promise<Caller> {
     const ctx = requestContext(res);
+    if (ctx.keyKind !== 'secret') assertUserTokenHeader(req.headers);
     const auth = ctx.keyKind === 'secret' ? null : await authenticateUser(req);
     return { project: ctx.project, keyKind: ctx.keyKind, auth };
   }
