@@ -64,6 +64,8 @@ export interface UserChange {
   photo_url?: string | null;
   email_verified?: boolean;
   metadata?: Record<string, unknown>;
+  /** Custom claims carried by the user's access tokens (`auth.token.<name>` in rules). */
+  claims?: Record<string, unknown> | null;
 }
 
 export interface UserList {

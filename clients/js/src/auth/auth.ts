@@ -1,3 +1,4 @@
+import { PlinthError } from '../errors';
 import type { CallOptions, Transport } from '../transport';
 import type { SessionManager } from './session-manager';
 import type { AuthListener, Session, User } from './types';
@@ -121,6 +122,54 @@ export class Auth {
   /** Sets a new password with the token from the reset link (ends every session of the user). */
   async resetPassword(token: string, password: string, opts: CallOptions = {}): Promise<void> {
     await this.post('/password/reset', { token, password }, opts);
+  }
+
+  /** Changes the signed-in user's display name and photo (`null` clears one). */
+  async updateProfile(change: { displayName?: string | null; photoUrl?: string | null }, opts: CallOptions = {}): Promise<User> {
+    const headers = await this.requireUser(opts.signal);
+    const body = { display_name: change.displayName, photo_url: change.photoUrl };
+    const { user } = await this.transport.request<{ user: User }>({ method: 'PATCH', path: '/auth/user', body, headers, signal: opts.signal });
+    await this.sessions.replaceUser(user);
+    return user;
+  }
+
+  /**
+   * Changes the password. Every session of the user ends, this one too; the new session the
+   * server answers is stored (and shared with the other tabs). A wrong current password → 403.
+   */
+  async changePassword(currentPassword: string, newPassword: string, opts: CallOptions = {}): Promise<Session> {
+    const headers = await this.requireUser(opts.signal);
+    const body = { current_password: currentPassword, new_password: newPassword };
+    return this.sessions.save(await this.post<Session>('/password/change', body, opts, headers), 'signed_in');
+  }
+
+  /** Mails a confirmation link to a new address; the address changes when it is confirmed. */
+  async changeEmail(newEmail: string, password?: string, opts: CallOptions = {}): Promise<void> {
+    const headers = await this.requireUser(opts.signal);
+    await this.post('/email/change', { new_email: newEmail, password }, opts, headers);
+  }
+
+  /** Confirms an e-mail change with the token from the link (no session needed). */
+  async confirmEmailChange(token: string, opts: CallOptions = {}): Promise<User> {
+    const { user } = await this.post<{ changed: true; user: User }>('/email/confirm', { token }, opts);
+    if (this.sessions.cached?.user.id === user.id) await this.sessions.replaceUser(user);
+    return user;
+  }
+
+  /**
+   * Deletes the signed-in user's account, proven with the password or a fresh one-time code.
+   * Every session ends (in every tab). The user's records stay: they belong to the app.
+   */
+  async deleteAccount(proof: { password: string } | { code: string }, opts: CallOptions = {}): Promise<void> {
+    const headers = await this.requireUser(opts.signal);
+    await this.transport.request({ method: 'DELETE', path: '/auth/user', body: proof, headers, signal: opts.signal });
+    await this.sessions.clear();
+  }
+
+  private async requireUser(signal?: AbortSignal): Promise<Record<string, string>> {
+    const headers = await this.userHeaders(signal);
+    if (!headers) throw new PlinthError({ status: 401, code: 'unauthorized', message: 'No user is signed in.' });
+    return headers;
   }
 
   /** Called on `signed_in`, `refreshed` and `signed_out`, including those of other tabs. Returns an unsubscribe function. */

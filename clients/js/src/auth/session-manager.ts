@@ -138,6 +138,16 @@ export class SessionManager {
     return s;
   }
 
+  /** Keeps the stored session but with a changed user (profile, e-mail), shared with the other tabs. */
+  async replaceUser(user: Session['user']): Promise<void> {
+    const s = await this.current();
+    if (!s || s.user.id !== user.id) return;
+    const next = { ...s, user };
+    await this.opts.storage.setItem(this.opts.storageKey, JSON.stringify(next));
+    this.cache = next;
+    this.sync.post({ type: 'session', session: next });
+  }
+
   /** Forgets the session here and in every tab. */
   async clear(): Promise<void> {
     await this.opts.storage.removeItem(this.opts.storageKey);
@@ -180,7 +190,10 @@ export class SessionManager {
   /** Notes a session read from storage or another tab, telling listeners what changed. */
   private observe(s: Session | null): void {
     const before = this.cache;
-    if (before?.refresh_token === s?.refresh_token && before?.access_token === s?.access_token) return;
+    if (before?.refresh_token === s?.refresh_token && before?.access_token === s?.access_token) {
+      this.cache = s; // same session; the user may have changed (profile, e-mail)
+      return;
+    }
     this.set(s, !s ? 'signed_out' : before ? 'refreshed' : 'signed_in');
   }
 
