@@ -106,6 +106,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     PLINTH_BCRYPT_COST: '4',
     PLINTH_RATE_LIMIT_IP: '100000',
     PLINTH_RATE_LIMIT_EMAIL: '100000',
+    // SQLite files in the run's data directory: cluster processes need this said explicitly.
+    PLINTH_STORAGE: 'sqlite',
     ...opts.env,
     PLINTH_DATA_DIR: dataDir,
     PLINTH_INTERNAL_SECRET: internalSecret,
