@@ -17,3 +17,8 @@ export * from './sqlite';
 export * from './internal-client';
 export * from './mail-queue';
 export * from './revocation';
+export * from './storable-json';
+export * from './mongo-client';
+export * from './predicate';
+export * from './event-bus';
+export * from './subscription';

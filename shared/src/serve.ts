@@ -10,6 +10,11 @@ export interface ServeOptions {
   onShutdown?: () => Promise<void>;
   /** How long to wait for in-flight requests before closing anyway. */
   drainMs?: number;
+  /**
+   * Runs first, before draining: close what the HTTP server does not track, such as upgraded
+   * WebSocket connections (the server cannot finish closing while they are open).
+   */
+  beforeDrain?: () => Promise<void> | void;
 }
 
 export interface Served {
@@ -41,6 +46,7 @@ export async function serve(handler: RequestListener, opts: ServeOptions): Promi
   const shutdown = (): Promise<void> => {
     closing ??= (async () => {
       opts.logger.info('shutting down: draining requests');
+      await opts.beforeDrain?.();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), opts.drainMs ?? 10_000);

@@ -1,8 +1,8 @@
 import Joi from 'joi';
-import { commonConfig } from '@plinth/shared';
+import { commonConfig, eventBusConfigSchema, type EventBusConfig } from '@plinth/shared';
 
 /** Environment of the records service, validated at start-up (README: Configuration). */
-export interface RecordsConfig {
+export interface RecordsConfig extends EventBusConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
@@ -23,4 +23,5 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   MONGO_URL: commonConfig.mongoUrl.optional(),
   AUTH_URL: commonConfig.urlList,
   REDIS_URL: commonConfig.redisUrl,
+  ...eventBusConfigSchema,
 });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { RedisNonceStore, type BuiltService } from '@plinth/shared';
-import { createRecordsApp, purgeRecords } from './app';
+import { RedisNonceStore, createEventBusFromConfig, startTrimming, type BuiltService, type EventBus, type ResolveSubscription } from '@plinth/shared';
+import { buildRecordsApp, purgeRecords } from './app';
 import type { RecordsConfig } from './config';
 import { Redis } from 'ioredis';
 import type { AccessPolicy } from './domain/access-policy';
@@ -23,6 +23,16 @@ export interface RecordsServiceOptions {
    * configuration (AUTH_URL, REDIS_URL).
    */
   userTokens?: UserTokenSources;
+  /**
+   * Where committed changes are announced (standalone shares one with the realtime service).
+   * Default: from configuration — Redis Streams on REDIS_URL, else `${PLINTH_DATA_DIR}/events.db`.
+   */
+  events?: EventBus;
+}
+
+/** The records service, plus its in-process subscribe entry point (standalone realtime uses it). */
+export interface RecordsService extends BuiltService {
+  subscribe: ResolveSubscription;
 }
 
 /** MongoDB when MONGO_URL is set, else the SQLite file `${PLINTH_DATA_DIR}/records.db`. */
@@ -36,14 +46,17 @@ export async function buildRecordsService(
   config: RecordsConfig,
   logger: Logger,
   opts: RecordsServiceOptions = {},
-): Promise<BuiltService> {
+): Promise<RecordsService> {
   const store = await openRecordStore(config);
   const redis = !opts.userTokens && config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
   const sources = opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
   const policy =
     opts.policy ?? createRulesPolicy({ onRuleFailure: (info) => logger.warn({ rule: info }, 'stored rule no longer valid; denying') });
   const tokens = opts.authenticateUser ? null : userTokenAuthenticator(sources);
-  const app = createRecordsApp({
+  const ownBus = opts.events ? null : createEventBusFromConfig(config);
+  const events = opts.events ?? ownBus!;
+  const stopTrimming = ownBus ? startTrimming(ownBus, 60_000, (err) => logger.warn({ err }, 'event log trim failed')) : () => {};
+  const { app, subscribe } = buildRecordsApp({
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
     logRequests: opts.logRequests,
@@ -52,6 +65,14 @@ export async function buildRecordsService(
     authenticateUser: opts.authenticateUser ?? tokens!,
     onPurge: (project) => tokens?.forget(project),
     nonceStore: redis ? new RedisNonceStore(redis) : undefined,
+    publish: async (event) => {
+      try {
+        await events.publish(event);
+      } catch (err) {
+        // The write is committed; only realtime delivery of it is lost. Say so loudly.
+        logger.error({ err, project: event.project, collection: event.collection, kind: event.kind }, 'change event not published');
+      }
+    },
   });
   return {
     name: 'records',
@@ -60,7 +81,10 @@ export async function buildRecordsService(
       await purgeRecords(store, project);
       tokens?.forget(project);
     },
+    subscribe,
     close: async () => {
+      stopTrimming();
+      await ownBus?.close();
       await store.close();
       redis?.disconnect();
     },

@@ -3,7 +3,16 @@
  * caller used the secret key: reads AND the policy's residual with the client's where, writes
  * ask canCreate / canUpdate / canDelete. Version checks are the store's compare-and-set.
  */
-import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, newId, type Collection, type Predicate, type RecordDoc } from '@plinth/shared';
+import {
+  ConflictError,
+  ForbiddenError,
+  InvalidRequestError,
+  NotFoundError,
+  newId,
+  type Collection,
+  type Predicate,
+  type RecordDoc,
+} from '@plinth/shared';
 import type { AccessContext, AccessPolicy } from '../domain/access-policy';
 import { fingerprint } from '../domain/canonical-json';
 import { refuseUnknownKeys } from '../domain/collection-definition';
@@ -16,6 +25,7 @@ import { andP } from '../rules/predicate-algebra';
 import { resolveSubscription, type ResolvedSubscription } from '../rules/subscribe';
 import { accessContext, bypassesRules, type Caller } from './caller';
 import type { CollectionOperations } from './collection-operations';
+import { noPublish, type PublishChange } from './publish-change';
 
 /** Idempotency keys are remembered this long (DESIGN.md §5). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -66,6 +76,7 @@ export class RecordOperations {
     private readonly policy: AccessPolicy,
     private readonly collections: CollectionOperations,
     private readonly clock: () => Date = () => new Date(),
+    private readonly publish: PublishChange = noPublish,
   ) {}
 
   /** The read residual: true for the secret key; 403 when the policy allows no read at all. */
@@ -186,7 +197,11 @@ export class RecordOperations {
         expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
       };
     }
-    return this.store.insertRecord(caller.project, collection, record, claim);
+    const created = await this.store.insertRecord(caller.project, collection, record, claim);
+    if (!created.replayed) {
+      await this.publish({ project: caller.project, collection: name, kind: 'create', record: created.record, committed_at: Date.now() });
+    }
+    return created;
   }
 
   async update(caller: Caller, name: string, id: string, rawBody: unknown): Promise<RecordDoc> {
@@ -210,7 +225,10 @@ export class RecordOperations {
         this.refuseWrite(caller, collection, before, now, 'Security rules do not allow this update.');
       }
       const saved = await this.store.replaceRecord(caller.project, collection, after, before.version);
-      if (saved) return saved;
+      if (saved) {
+        await this.publish({ project: caller.project, collection: name, kind: 'update', record: saved, previous: before, committed_at: Date.now() });
+        return saved;
+      }
       if (expected !== undefined) await this.refuseStale(caller, collection, id);
     }
     throw new ConflictError('The record is being changed concurrently; retry.', { id });
@@ -227,7 +245,10 @@ export class RecordOperations {
       if (!bypassesRules(caller) && !this.policy.canDelete(accessContext(caller, now), collection, before)) {
         this.refuseWrite(caller, collection, before, now, 'Security rules do not allow deleting this record.');
       }
-      if (await this.store.deleteRecord(caller.project, collection, id, before.version)) return;
+      if (await this.store.deleteRecord(caller.project, collection, id, before.version)) {
+        await this.publish({ project: caller.project, collection: name, kind: 'delete', record: before, previous: before, committed_at: Date.now() });
+        return;
+      }
       if (expected !== undefined) await this.refuseStale(caller, collection, id);
     }
     throw new ConflictError('The record is being changed concurrently; retry.', { id });

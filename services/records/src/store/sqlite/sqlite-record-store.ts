@@ -17,6 +17,7 @@ import {
 } from '@plinth/shared';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { fieldTypeOf, isSystemField, joinRecord, splitRecord, type Scalar } from '../record-shape';
+import { assertStorable } from '../storable';
 import { bindValue, compilePredicate, fieldExpr, type SqlValue } from './sqlite-predicate';
 
 /** One seekable run of a keyset query: its condition and the order within it. */
@@ -225,6 +226,7 @@ export class SqliteRecordStore implements RecordStore {
     record: RecordDoc,
     idempotency?: IdempotencyClaim,
   ): Promise<InsertResult> {
+    assertStorable(record);
     const table = recordTable(project, collection.name);
     const r = splitRecord(record);
     const insertRow = (): void => {
@@ -289,6 +291,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async replaceRecord(project: ProjectId, collection: Collection, next: RecordDoc, expectedVersion: number): Promise<RecordDoc | null> {
+    assertStorable(next);
     const table = recordTable(project, collection.name);
     const r = splitRecord(next);
     const result = this.onTable(collection, () => {
