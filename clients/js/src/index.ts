@@ -51,7 +51,12 @@ export function createClient(opts: ClientOptions): PlinthClient {
     autoRefresh: opts.autoRefresh ?? true,
     multiTab: opts.multiTab ?? (opts.storage !== undefined && opts.storage === (globalThis as { localStorage?: unknown }).localStorage),
   });
-  const records: RecordsContext = { transport, token: (signal) => sessions.accessToken(signal), closers: [() => sessions.close()] };
+  const records: RecordsContext = {
+    transport,
+    token: (signal) => sessions.accessToken(signal),
+    onToken: (listener) => sessions.onChange((_event, s) => listener(s?.access_token ?? null)),
+    closers: [() => sessions.close()],
+  };
   return {
     auth: new Auth(transport, sessions),
     records,
@@ -68,6 +73,7 @@ export { localStorageAdapter, memoryStorage, type SessionStorage } from './stora
 export { Collection } from './records/collection';
 export type { CreateOptions, VersionOptions } from './records/collection';
 export { Query, type QuerySpec } from './records/query';
+export type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './records/realtime-types';
 export type { Condition, Direction, Page, PlinthRecord, RecordData, SystemFields, TokenSource, WhereOp } from './records/types';
 export { ConflictError, PlinthError, isNetworkError, type PlinthErrorCode } from './errors';
 export type { CallOptions, TransportOptions } from './transport';

@@ -2,6 +2,7 @@ import { isNetworkError } from '../errors';
 import { sleep, uuid, type CallOptions } from '../transport';
 import type { RecordsContext } from './context';
 import { Query } from './query';
+import type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './realtime-types';
 import type { Direction, Page, PlinthRecord, RecordData, WhereOp } from './types';
 
 export interface CreateOptions extends CallOptions {
@@ -108,6 +109,11 @@ export class Collection<T extends object = Record<string, unknown>> {
 
   limit(n: number): Query<T> {
     return this.query().limit(n);
+  }
+
+  /** Live changes of every record of the collection (see `Query.subscribe`). */
+  subscribe(handler: (event: RealtimeEvent<T>) => void, opts: SubscribeOptions = {}): Unsubscribe {
+    return this.query().subscribe(handler, opts);
   }
 
   /** The first page of every record (same as `query().get()`). */

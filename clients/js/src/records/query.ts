@@ -1,5 +1,6 @@
 import type { CallOptions } from '../transport';
 import type { RecordsContext } from './context';
+import type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './realtime-types';
 import type { Condition, Direction, Page, WhereOp } from './types';
 
 export interface QuerySpec {
@@ -60,6 +61,16 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
       yield* page.records;
       cursor = page.cursor;
     } while (cursor);
+  }
+
+  /**
+   * Live changes of this query over the client's one shared WebSocket (`enableRealtime` from
+   * `@plinth/client/realtime` must have been called on the client).
+   */
+  subscribe(handler: (event: RealtimeEvent<T>) => void, opts: SubscribeOptions = {}): Unsubscribe {
+    const rt = this.ctx.realtime;
+    if (!rt) throw new Error("Plinth realtime is not enabled: import { enableRealtime } from '@plinth/client/realtime' and call enableRealtime(client).");
+    return rt.subscribe(this.spec, handler as (event: RealtimeEvent<object>) => void, opts);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Page<T>['records'][number]> {
