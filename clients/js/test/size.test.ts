@@ -31,6 +31,11 @@ describe('@plinth/client build output', () => {
     expect(bytes).toBeLessThanOrEqual(10 * 1024);
   });
 
+  it('the realtime entry point carries the WebSocket client', async () => {
+    const { code } = await minGzip(path.join(dir, 'realtime.js'));
+    expect(code).toContain('resume_from');
+  });
+
   it('importing records only pulls in neither Auth nor realtime', async () => {
     const { code } = await minGzip(path.join(dir, 'records.js'));
     expect(code).toContain('Idempotency-Key');
@@ -42,6 +47,7 @@ describe('@plinth/client build output', () => {
   it('the main entry point does not pull in realtime or the secret-key helpers', async () => {
     const { code } = await minGzip(path.join(dir, 'index.js'));
     expect(code).not.toContain('WebSocket');
+    expect(code).not.toContain('resume_from');
     expect(code).not.toContain('/auth/tokens');
     expect(code).not.toContain('/settings/auth');
   });
