@@ -158,6 +158,20 @@ describe('@plinth/client/realtime', () => {
     stop();
   });
 
+  it('a session ended on another device ends its subscriptions with an unauthorized error', async () => {
+    const reader = client();
+    await reader.auth.signUp({ email: 'rt-revoked@example.com', password: 'realtime password' });
+    enableRealtime(reader, { WebSocket: WS });
+    const events: RealtimeEvent<Post>[] = [];
+    reader.collection<Post>('rt_posts').where('title', '==', 'revoked').subscribe((e) => events.push(e), { snapshot: true });
+    await until('the snapshot', () => events.length === 1);
+    const elsewhere = client();
+    await elsewhere.auth.signIn('rt-revoked@example.com', 'realtime password');
+    await elsewhere.auth.signOutAll();
+    await until('the end of the subscription', () => events.length === 2);
+    expect(events[1]).toMatchObject({ kind: 'error', error: { status: 401, code: 'unauthorized' } });
+  });
+
   it('a refused subscription reports a typed error to its handler', async () => {
     const anon = client();
     enableRealtime(anon, { WebSocket: WS });
