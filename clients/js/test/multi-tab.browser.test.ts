@@ -13,6 +13,8 @@ interface Tab {
   plinth: PlinthClient;
   events: string[];
   ready?: boolean;
+  enableRealtime(url: string): void;
+  live?: Array<{ kind: string; body?: string }>;
 }
 
 interface RefreshSeen {
@@ -55,6 +57,8 @@ describe('@plinth/client in a browser: several tabs, one session', () => {
     const page = `<!doctype html><meta charset="utf-8"><title>plinth tabs</title>
 <script type="module">
   import { createClient } from '/sdk/index.js';
+  import { enableRealtime } from '/sdk/realtime.js';
+  window.enableRealtime = (url) => enableRealtime(window.plinth, { url });
   // ?nolocks: a browser without Web Locks
   if (location.search.includes('nolocks')) Object.defineProperty(navigator, 'locks', { value: undefined });
   const plinth = createClient({ url: location.origin, project: ${JSON.stringify(f.project)}, key: ${JSON.stringify(f.pk)},
@@ -165,6 +169,31 @@ describe('@plinth/client in a browser: several tabs, one session', () => {
     await d.evaluate(async () => (globalThis as unknown as Tab).plinth.auth.signOut());
     await c.waitForFunction(() => (globalThis as unknown as Tab).events.includes('signed_out'));
     expect(await c.evaluate(async () => (globalThis as unknown as Tab).plinth.auth.session())).toBeNull();
+    await c.close();
+    await d.close();
+  }, 60_000);
+
+  it("realtime over the browser's own WebSocket: one tab's subscription sees the other tab's writes", async () => {
+    const e = await open();
+    const g = await open();
+    const uid = await e.evaluate(async ([m, p]) => (await (globalThis as unknown as Tab).plinth.auth.signIn(m, p)).user.id, [EMAIL, PASSWORD] as const);
+    await e.evaluate((url) => {
+      const tab = globalThis as unknown as Tab;
+      tab.live = [];
+      tab.enableRealtime(url);
+      tab.plinth
+        .collection<{ owner: string; body?: string }>('tab_notes')
+        .where('body', '==', 'live in the browser')
+        .subscribe((ev) => tab.live!.push({ kind: ev.kind, body: ev.kind === 'create' ? ev.record.body : undefined }), { snapshot: true });
+    }, f.url); // WebSockets go straight to the gateway (?key= with the public key)
+    await e.waitForFunction(() => (globalThis as unknown as Tab).live!.length === 1);
+    await g.evaluate(
+      async (owner) => (globalThis as unknown as Tab).plinth.collection('tab_notes').create({ owner, body: 'live in the browser' }),
+      uid,
+    );
+    await e.waitForFunction(() => (globalThis as unknown as Tab).live!.length === 2);
+    expect(await e.evaluate(() => (globalThis as unknown as Tab).live)).toEqual([{ kind: 'snapshot' }, { kind: 'create', body: 'live in the browser' }]);
+    await e.evaluate(async () => (globalThis as unknown as Tab).plinth.auth.signOut());
   }, 60_000);
 });
 
