@@ -11,6 +11,7 @@ export * from './types';
 export * from './ids';
 export * from './context';
 export * from './service-app';
+export * from './body-parsing';
 export * from './serve';
 export * from './startup';
 export * from './sqlite';

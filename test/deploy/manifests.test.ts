@@ -143,6 +143,7 @@ describe('k8s/ manifests', () => {
     expect(Object.fromEntries(deployments.map((d) => [d.metadata.name, secretsOf(d)]))).toEqual({
       gateway: ['MONGO_URL', 'PLINTH_ADMIN_KEY', 'PLINTH_INTERNAL_SECRET'],
       records: ['MONGO_URL', 'PLINTH_INTERNAL_SECRET'],
+      realtime: ['PLINTH_INTERNAL_SECRET'],
       auth: ['MONGO_URL', 'PLINTH_INTERNAL_SECRET'],
       mailer: ['PLINTH_INTERNAL_SECRET', 'SMTP_URL'],
     });

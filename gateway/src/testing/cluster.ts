@@ -167,7 +167,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         const res = await fetch(`${url}/v1/admin/projects`, {
           method: 'POST',
           headers: { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ id: id ?? `c-${process.pid}-${++counter}` }),
+          // Unique across clusters started by one process: per-project state in the shared Redis
+          // (rate-limit counters) must not carry over from an earlier suite's project.
+          body: JSON.stringify({ id: id ?? `c-${process.pid}-${++counter}-${Date.now().toString(36)}` }),
         });
         if (res.status !== 201) throw new Error(`createProject: ${res.status} ${await res.text()}`);
         const body = (await res.json()) as { project: { id: string }; keys: { public: string; secret: string } };

@@ -13,6 +13,8 @@ import { CollectionOperations } from './operations/collection-operations';
 import type { PublishChange } from './operations/publish-change';
 import { RecordImport } from './operations/record-import';
 import { RecordOperations } from './operations/record-operations';
+import { DEFAULT_LIMITS, type RecordLimits } from './domain/limits';
+import { createRecordsRateLimits, type RecordsRateLimitOptions } from './routes/rate-limits';
 import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
 import type { RecordStore } from './store/record-store';
 
@@ -34,6 +36,10 @@ export interface RecordsAppDeps {
   onPurge?: (project: ProjectId) => void;
   /** Announces committed changes (the EventBus); default: nothing is announced. */
   publish?: PublishChange;
+  /** Value, page and query limits (docs/records.md); defaults when absent. */
+  limits?: RecordLimits;
+  /** Rate limits of record and collection requests; none when absent. */
+  rateLimits?: RecordsRateLimitOptions;
 }
 
 /** Deletes every collection of the project with its records and idempotency keys. Idempotent. */
@@ -58,10 +64,16 @@ export function createRecordsApp(deps: RecordsAppDeps): Express {
 /** The app and its in-process subscribe entry point. */
 export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
   const collections = new CollectionOperations(deps.store, deps.policy, deps.clock, deps.publish);
-  const records = new RecordOperations(deps.store, deps.policy, collections, deps.clock, deps.publish);
+  const records = new RecordOperations(deps.store, deps.policy, collections, deps.clock, deps.limits ?? DEFAULT_LIMITS, deps.publish);
   const importer = new RecordImport(deps.store, collections, deps.publish);
   const authenticateUser = deps.authenticateUser ?? (async () => null);
-  const routes = recordsRoutes({ collections, records, importer, authenticateUser });
+  const routes = recordsRoutes({
+    collections,
+    records,
+    importer,
+    authenticateUser,
+    rateLimits: deps.rateLimits && createRecordsRateLimits(deps.rateLimits),
+  });
   const subscribe: ResolveSubscription = async (call) => {
     // The authenticator reads only these two headers of a request.
     const headers = { [INTERNAL_HEADERS.project]: call.project, ...(call.userToken === undefined ? {} : { [DB_USER_TOKEN_HEADER]: call.userToken }) };

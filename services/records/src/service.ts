@@ -2,8 +2,9 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { RedisNonceStore, createEventBusFromConfig, startTrimming, type BuiltService, type EventBus, type ResolveSubscription } from '@plinth/shared';
 import { buildRecordsApp, purgeRecords } from './app';
-import type { RecordsConfig } from './config';
+import { limitsFromConfig, type RecordsConfig } from './config';
 import { Redis } from 'ioredis';
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { AccessPolicy } from './domain/access-policy';
 import { createRulesPolicy } from './rules/policy';
 import type { AuthenticateUser } from './routes/records-routes';
@@ -35,11 +36,17 @@ export interface RecordsService extends BuiltService {
   subscribe: ResolveSubscription;
 }
 
-/** MongoDB when MONGO_URL is set, else the SQLite file `${PLINTH_DATA_DIR}/records.db`. */
+/**
+ * MongoDB when MONGO_URL is set, else the SQLite file `${PLINTH_DATA_DIR}/records.db` with
+ * PLINTH_SQLITE_READERS reader threads for queries.
+ */
 export async function openRecordStore(config: RecordsConfig): Promise<RecordStore> {
   if (config.MONGO_URL) return MongoRecordStore.connect(config.MONGO_URL);
-  return SqliteRecordStore.open(path.join(config.PLINTH_DATA_DIR, 'records.db'));
+  return SqliteRecordStore.open(path.join(config.PLINTH_DATA_DIR, 'records.db'), { readers: config.PLINTH_SQLITE_READERS });
 }
+
+/** Prefix of the records service's rate-limit counters in Redis. */
+export const RECORDS_RATE_LIMIT_PREFIX = 'plinth:records:rl:';
 
 /** Wires the records service's adapters from configuration. Used by main.ts and by standalone mode. */
 export async function buildRecordsService(
@@ -48,8 +55,9 @@ export async function buildRecordsService(
   opts: RecordsServiceOptions = {},
 ): Promise<RecordsService> {
   const store = await openRecordStore(config);
-  const redis = !opts.userTokens && config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
-  const sources = opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
+  const sources =
+    opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
   const policy =
     opts.policy ?? createRulesPolicy({ onRuleFailure: (info) => logger.warn({ rule: info }, 'stored rule no longer valid; denying') });
   const tokens = opts.authenticateUser ? null : userTokenAuthenticator(sources);
@@ -72,6 +80,19 @@ export async function buildRecordsService(
         // The write is committed; only realtime delivery of it is lost. Say so loudly.
         logger.error({ err, project: event.project, collection: event.collection, kind: event.kind }, 'change event not published');
       }
+    },
+    limits: limitsFromConfig(config),
+    rateLimits: {
+      perPublicKey: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
+      perSecretKey: config.PLINTH_RATE_LIMIT_SECRET_KEY,
+      perUser: config.PLINTH_RATE_LIMIT_USER,
+      makeStore: redis
+        ? (name) =>
+            new RedisStore({
+              prefix: `${RECORDS_RATE_LIMIT_PREFIX}${name}:`,
+              sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+            })
+        : undefined,
     },
   });
   return {

@@ -7,6 +7,7 @@
 import { asProjectId, ConflictError, type Collection, type Predicate, type RecordDoc } from '@plinth/shared';
 import { matchesPredicate } from '../src/rules';
 import type { KeysetPosition, RecordQuery, RecordStore, SortDirection } from '../src/store/record-store';
+import { splitRecord } from '../src/store/record-shape';
 
 const P = asProjectId('proj-a');
 const OTHER = asProjectId('proj-b');
@@ -353,6 +354,15 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
         const p: Predicate = { or: [['active', '==', true], ['age', '==', null]] };
         expect(await walk(store, p, 'age', 'desc', 1)).toEqual(['r3', 'r1', 'r6', 'r4']);
         expect(await walk(store, p, 'age', 'asc', 2)).toEqual(['r4', 'r6', 'r1', 'r3']);
+      });
+
+      it('stops after the record at which the user data returned reaches maxBytes (at least one record)', async () => {
+        const all = await store.queryRecords(P, PEOPLE, query(true, 'name', 'asc'));
+        const size = (r: RecordDoc): number => JSON.stringify(splitRecord(r).data).length;
+        const firstTwo = size(all[0] as RecordDoc) + size(all[1] as RecordDoc);
+        const cut = await store.queryRecords(P, PEOPLE, { ...query(true, 'name', 'asc'), maxBytes: firstTwo });
+        expect(ids(cut)).toEqual(ids(all.slice(0, 2)));
+        expect(ids(await store.queryRecords(P, PEOPLE, { ...query(true, 'name', 'asc'), maxBytes: 1 }))).toEqual(ids(all.slice(0, 1)));
       });
 
       it('honours the limit', async () => {

@@ -4,13 +4,14 @@
  * compare-and-set is one findOneAndUpdate with the version in the filter; an insert with an
  * idempotency key is one transaction (claim + insert), so it needs a replica set.
  */
-import { acquireMongoClient, ConflictError, MONGO_MAJORITY, UnavailableError, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
+import { acquireMongoClient, ConflictError, MONGO_MAJORITY, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
 import { MongoServerError, type Db, type Document, type WriteConcernSettings } from 'mongodb';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
 import { compileFilter, compileKeyset, keysetBound, sortSpec, type RecordDocument } from './mongo-filter';
 import { COLLECTIONS, MongoCollections, PUBLISHED, isDuplicateKey, isIndexConflict, translateUnique, type CollectionDocument } from './mongo-collections';
+import { queryTimeout } from '../query-timeout';
 
 const IDEMPOTENCY = 'plinth_idempotency_keys';
 
@@ -205,17 +206,31 @@ export class MongoRecordStore implements RecordStore {
     const filter = after
       ? { $and: [where, ...keysetBound(orderBy, direction, after, collection), compileKeyset(keysetPredicate(orderBy, direction, after), collection)] }
       : where;
-    return this.records(project, collection.name).find(filter).sort(sortSpec(orderBy, direction)).limit(limit).maxTimeMS(this.queryTimeMs);
+    return this.records(project, collection.name)
+      .find(filter)
+      .sort(sortSpec(orderBy, direction))
+      .limit(limit)
+      .maxTimeMS(query.timeoutMs ?? this.queryTimeMs);
   }
 
+  /** At most `limit` records, stopping early after the one that reaches `maxBytes` (the page budget). */
   async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
+    const records: RecordDoc[] = [];
+    let bytes = 0;
     try {
-      const docs = await this.findFor(project, collection, query).toArray();
-      return docs.map(toRecord);
+      for await (const doc of this.findFor(project, collection, query)) {
+        const record = toRecord(doc);
+        records.push(record);
+        if (query.maxBytes === undefined) continue;
+        bytes += JSON.stringify(splitRecord(record).data).length;
+        if (bytes >= query.maxBytes) break;
+      }
     } catch (err) {
-      if (isTimeLimit(err)) throw new UnavailableError('The query took longer than the time limit; narrow it with an indexed field.');
+      // MaxTimeMSExpired: the server stopped the query at its time budget.
+      if (isTimeLimit(err)) throw queryTimeout(query.timeoutMs ?? this.queryTimeMs);
       throw err;
     }
+    return records;
   }
 
   /** The server's plan and execution statistics of `query` (operators and tests check index use). */
