@@ -50,8 +50,8 @@ async function runPrimary(config: StandaloneConfig, logger: Logger, admin: Admin
       // One secret for all workers, so what one signs another accepts.
       PLINTH_INTERNAL_SECRET: config.PLINTH_INTERNAL_SECRET ?? randomBytes(32).toString('base64url'),
     },
-  }).catch((err: unknown) => {
-    logger.fatal({ err }, 'the workers did not start');
+  }).catch(() => {
+    // A worker that cannot start (a port in use, a bad data dir) has printed why, in one line.
     process.exit(1);
   });
   let stopping = false;
