@@ -70,19 +70,15 @@ function isBusy(err: unknown): boolean {
  * transaction run with `.immediate()` (it fails at BEGIN or not at all).
  */
 export class WriteRetry {
-  private readonly off: Database.Statement;
-  private readonly on: Database.Statement;
-
   constructor(
-    db: SqliteDatabase,
+    private readonly db: SqliteDatabase,
     private readonly timeoutMs = 5000,
-  ) {
-    this.off = db.prepare('PRAGMA busy_timeout = 0');
-    this.on = db.prepare(`PRAGMA busy_timeout = ${Math.floor(timeoutMs)}`);
-  }
+  ) {}
 
   run<T>(write: () => T): T {
-    this.off.get();
+    // Not a prepared statement: SQLite applies this pragma when it compiles it, so a prepared
+    // copy run again may leave the old value in place.
+    this.db.pragma('busy_timeout = 0');
     try {
       const until = Date.now() + this.timeoutMs;
       for (let attempt = 0; ; attempt++) {
@@ -94,7 +90,7 @@ export class WriteRetry {
         Atomics.wait(SLEEP, 0, 0, Math.min(2, 0.05 * 2 ** Math.min(attempt, 6)));
       }
     } finally {
-      this.on.get();
+      this.db.pragma(`busy_timeout = ${Math.floor(this.timeoutMs)}`);
     }
   }
 }
