@@ -12,7 +12,8 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'internal'
-  | 'unavailable';
+  | 'unavailable'
+  | 'insufficient_storage';
 
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   invalid_request: 400,
@@ -25,6 +26,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  insufficient_storage: 507,
 };
 
 export type ErrorDetails = { [key: string]: unknown };
@@ -101,6 +103,12 @@ export class RateLimitedError extends PlinthError {
 export class UnavailableError extends PlinthError {
   constructor(message = 'Service temporarily unavailable.') {
     super('unavailable', message);
+  }
+}
+/** The disk under a store is full: the write was not saved. */
+export class InsufficientStorageError extends PlinthError {
+  constructor(message = 'The server\'s disk is full; the write was not saved. Try again once space is freed.') {
+    super('insufficient_storage', message);
   }
 }
 export class InternalError extends PlinthError {

@@ -14,3 +14,5 @@ export * from './sqlite';
 export * from './internal-client';
 export * from './mail-queue';
 export * from './revocation';
+export * from './redis';
+export * from './dependency-errors';

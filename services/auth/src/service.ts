@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import {
+  connectRedis,
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
   openSqlite,
@@ -77,7 +77,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
   }
   closers.push(() => users.close());
 
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
+  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'auth') : null;
   const sessions: SessionStore = redis ? new RedisSessionStore(redis, prefix) : new EmbeddedSessionStore(embeddedDb(), clock);
   if (redis) {
     closers.push(async () => {

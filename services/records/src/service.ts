@@ -1,9 +1,8 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { BuiltService } from '@plinth/shared';
+import { connectRedis, type BuiltService } from '@plinth/shared';
 import { createRecordsApp } from './app';
 import type { RecordsConfig } from './config';
-import { Redis } from 'ioredis';
 import type { AccessPolicy } from './domain/access-policy';
 import { createRulesPolicy } from './rules/policy';
 import type { AuthenticateUser } from './routes/records-routes';
@@ -38,7 +37,7 @@ export async function buildRecordsService(
   opts: RecordsServiceOptions = {},
 ): Promise<BuiltService> {
   const store = await openRecordStore(config);
-  const redis = !opts.userTokens && config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
+  const redis = !opts.userTokens && config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'records') : null;
   const sources = opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
   const policy =
     opts.policy ?? createRulesPolicy({ onRuleFailure: (info) => logger.warn({ rule: info }, 'stored rule no longer valid; denying') });
@@ -49,6 +48,11 @@ export async function buildRecordsService(
     store,
     policy,
     authenticateUser: opts.authenticateUser ?? userTokenAuthenticator(sources),
+    // Redis holds the sessions user tokens are checked against: without it those reads fail.
+    ready: async () => {
+      await store.ping();
+      await redis?.ping();
+    },
   });
   return {
     name: 'records',
