@@ -10,15 +10,25 @@ export const RESET_LINK_TTL_MS = 3600_000;
 
 const INVALID_LINK = 'The token is invalid, expired or already used.';
 
-async function sendLink(ctx: AuthContext, project: ProjectId, user: UserRecord, kind: OneTimeTokenKind, ttlMs: number): Promise<void> {
+async function sendLink(
+  ctx: AuthContext,
+  project: ProjectId,
+  user: UserRecord,
+  kind: OneTimeTokenKind,
+  ttlMs: number,
+  jobId?: string,
+): Promise<void> {
   const token = newLinkToken();
   await ctx.users.putOneTimeToken(project, { token_hash: sha256(token), kind, user_id: user.id, expires_at: ctx.clock() + ttlMs });
-  await sendMail(ctx, project, kind, user.email, { token });
+  await sendMail(ctx, project, kind, user.email, { token }, jobId);
 }
 
-/** Mails a 24-hour verification link, unless the e-mail is already verified. */
-export async function sendVerification(ctx: AuthContext, project: ProjectId, user: UserRecord): Promise<void> {
-  if (!user.email_verified) await sendLink(ctx, project, user, 'verify', VERIFY_LINK_TTL_MS);
+/**
+ * Mails a 24-hour verification link, unless the e-mail is already verified. `jobId` makes the
+ * mail idempotent (sign-up passes one per user, so a retried sign-up mails once).
+ */
+export async function sendVerification(ctx: AuthContext, project: ProjectId, user: UserRecord, jobId?: string): Promise<void> {
+  if (!user.email_verified) await sendLink(ctx, project, user, 'verify', VERIFY_LINK_TTL_MS, jobId);
 }
 
 /** Marks the e-mail of the token's user verified. Invalid, expired or used token → 400. */
