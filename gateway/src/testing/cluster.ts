@@ -106,6 +106,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     PLINTH_BCRYPT_COST: '4',
     PLINTH_RATE_LIMIT_IP: '100000',
     PLINTH_RATE_LIMIT_EMAIL: '100000',
+    // Stopping a test cluster needs no unready period (suites that test it set their own).
+    PLINTH_SHUTDOWN_GRACE_MS: '0',
     ...opts.env,
     PLINTH_DATA_DIR: dataDir,
     PLINTH_INTERNAL_SECRET: internalSecret,
