@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import {
   NotFoundError,
   PayloadTooLargeError,
+  PlinthError,
   UnavailableError,
   createMetrics,
   errorHandler,
@@ -33,6 +34,8 @@ export interface GatewayOptions {
   keyCacheTtlMs: number;
   /** Express `trust proxy` setting: how many proxies sit in front of the gateway. */
   trustProxy?: number | boolean;
+  /** More readiness checks (standalone: free space under PLINTH_DATA_DIR); throw when not ready. */
+  ready?: () => Promise<void>;
 }
 
 export interface Gateway {
@@ -85,6 +88,12 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     } catch (err) {
       opts.logger.warn({ err }, 'project store unreachable');
       throw new UnavailableError('The gateway cannot reach its project store.');
+    }
+    try {
+      await opts.ready?.();
+    } catch (err) {
+      opts.logger.warn({ err }, 'not ready');
+      throw new UnavailableError(`Not ready: ${err instanceof PlinthError ? err.message : 'a dependency is unavailable.'}`);
     }
     res.json({ status: 'ready', service: 'gateway' });
   });

@@ -1,4 +1,4 @@
-import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
+import { createLogger, exitOnConfigError, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
 import { createGatewayApp } from './app';
 import { gatewayConfigSchema, parseOrigins, parseUrlList, type GatewayConfig } from './config';
 import { createProjectStore } from './store/from-config';
@@ -35,4 +35,5 @@ async function main(): Promise<void> {
   logger.info({ port: served.port }, 'gateway listening');
 }
 
-void main();
+// A start-up ConfigError (bad variable, unwritable PLINTH_DATA_DIR) is one line and exit 1.
+main().catch(exitOnConfigError);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { createMailQueueFromConfig, loadConfig, type BuiltService } from '@plinth/shared';
+import { assertDiskSpace, createMailQueueFromConfig, loadConfig, type BuiltService } from '@plinth/shared';
 import { buildRecordsService, recordsConfigSchema } from '@plinth/records';
 import { authConfigSchema, buildAuthService } from '@plinth/auth';
 import { buildMailerService, mailerConfigSchema } from '@plinth/mailer';
@@ -57,6 +57,7 @@ export async function composeStandalone(
     corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
     trustProxy: config.PLINTH_TRUST_PROXY,
+    ready: async () => assertDiskSpace(config.PLINTH_DATA_DIR),
   });
   const services = [records, auth, mailer];
   return {

@@ -1,4 +1,4 @@
-import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
+import { createLogger, exitOnConfigError, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
 import { ensureDemoProject, resolveAdminKey } from './bootstrap';
 import { standaloneConfigSchema, type StandaloneConfig } from './config';
 import { composeStandalone } from './standalone-compose';
@@ -37,4 +37,5 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }
 
-void main();
+// A start-up ConfigError (bad variable, unwritable PLINTH_DATA_DIR) is one line and exit 1.
+main().catch(exitOnConfigError);

@@ -16,3 +16,4 @@ export * from './mail-queue';
 export * from './revocation';
 export * from './redis';
 export * from './dependency-errors';
+export * from './disk-space';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { ConfigError } from './config';
 
 export type SqliteDatabase = Database.Database;
 
@@ -9,7 +10,7 @@ export type SqliteDatabase = Database.Database;
  * two processes on one file wait instead of failing, foreign keys on. `:memory:` for tests.
  */
 export function openSqlite(file: string): SqliteDatabase {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:') assertWritableDir(path.dirname(path.resolve(file)));
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -22,4 +23,21 @@ export function openSqlite(file: string): SqliteDatabase {
 export function isSqliteUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/**
+ * Creates `dir` if needed and proves a file can be written in it. Otherwise throws a
+ * ConfigError naming PLINTH_DATA_DIR (every SQLite file and the credentials live there), so
+ * start-up ends with one line and exit status 1 instead of a stack trace.
+ */
+export function assertWritableDir(dir: string): void {
+  const probe = path.join(dir, `.write-probe-${process.pid}`);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(probe, '');
+    fs.rmSync(probe);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new ConfigError(`PLINTH_DATA_DIR: cannot write to ${path.resolve(dir)} (${e.message.split(',')[0]}).`);
+  }
 }

@@ -1,4 +1,4 @@
-import { createLogger, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
+import { createLogger, exitOnConfigError, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
 import { authConfigSchema, type AuthConfig } from './config';
 import { buildAuthService } from './service';
 
@@ -11,4 +11,5 @@ async function main(): Promise<void> {
   logger.info({ port: served.port }, 'auth listening');
 }
 
-void main();
+// A start-up ConfigError (bad variable, unwritable PLINTH_DATA_DIR) is one line and exit 1.
+main().catch(exitOnConfigError);

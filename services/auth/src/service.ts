@@ -3,6 +3,7 @@ import { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import {
+  assertDiskSpace,
   connectRedis,
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
@@ -122,6 +123,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     },
     ready: async () => {
       await users.ping();
+      if (embedded.db) assertDiskSpace(config.PLINTH_DATA_DIR);
       await sessions.ping();
     },
   });

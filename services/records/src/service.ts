@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { connectRedis, type BuiltService } from '@plinth/shared';
+import { assertDiskSpace, connectRedis, type BuiltService } from '@plinth/shared';
 import { createRecordsApp } from './app';
 import type { RecordsConfig } from './config';
 import type { AccessPolicy } from './domain/access-policy';
@@ -51,6 +51,7 @@ export async function buildRecordsService(
     // Redis holds the sessions user tokens are checked against: without it those reads fail.
     ready: async () => {
       await store.ping();
+      if (!config.MONGO_URL) assertDiskSpace(config.PLINTH_DATA_DIR);
       await redis?.ping();
     },
   });
