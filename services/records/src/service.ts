@@ -47,7 +47,7 @@ export async function buildRecordsService(
     logRequests: opts.logRequests,
     store,
     policy,
-    authenticateUser: opts.authenticateUser ?? userTokenAuthenticator(sources),
+    authenticateUser: opts.authenticateUser ?? userTokenAuthenticator(sources, logger),
     // Redis holds the sessions user tokens are checked against: without it those reads fail.
     ready: async () => {
       await store.ping();

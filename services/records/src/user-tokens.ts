@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import {
   INTERNAL_HEADERS,
   InternalClient,
@@ -38,10 +39,15 @@ export function userTokenSourcesFromConfig(opts: { authUrl?: string; internalSec
 }
 
 /** Turns a request's `X-Db-User-Token` into the verified user (null without the header). */
-export function userTokenAuthenticator(sources: UserTokenSources): AuthenticateUser {
+export function userTokenAuthenticator(sources: UserTokenSources, logger?: Logger): AuthenticateUser {
   const revocations = sources.revocations;
   const verifiers = createProjectTokenVerifiers({
     jwks: (project) => sources.jwks(asProjectId(project)),
+    onRefreshFailure: ({ project, servingStale, ageMs }) =>
+      logger?.warn(
+        { project, serving_stale_keys: servingStale, keys_age_ms: ageMs },
+        servingStale ? 'JWKS refresh failed; verifying user tokens with the last good keys' : 'JWKS refresh failed; no usable keys',
+      ),
     isRevoked: revocations ? (project, sid, iat) => revocations.isRevoked(asProjectId(project), sid, iat) : undefined,
   });
   return (req: Request) =>
