@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Request, Response, NextFunction } from 'express';
 import { createProxyMiddleware, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
+import { isUnreachableError, ReplicaPool, type ReplicaPoolOptions } from './replica-pool';
 import { INTERNAL_HEADERS, UnavailableError, markInProcess, signInternal, type KeyKind } from '@plinth/shared';
 
 /** Where the gateway sends a service's requests: the same interface for both transports. */
@@ -42,18 +43,38 @@ export function signRequest(req: Request, internalSecret: string): void {
 }
 
 /**
- * Cluster transport: http-proxy-middleware over keep-alive connections, round-robin across
- * `targets` (several replicas of one service). An unreachable upstream answers 503 `unavailable`.
+ * Whether a request may be sent again to another replica after a connection failure: GET, HEAD
+ * and OPTIONS, and requests carrying an `Idempotency-Key` whose body can be sent again (none).
  */
-export function proxyUpstream(service: string, targets: string[], logger: Logger, internalSecret: string): Upstream {
-  if (targets.length === 0) throw new Error(`no upstream URL for ${service}`);
+function canRetry(req: http.IncomingMessage): boolean {
+  if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return true;
+  const noBody = req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] ?? '0') === '0';
+  return req.headers['idempotency-key'] !== undefined && noBody;
+}
+
+/**
+ * Cluster transport: http-proxy-middleware over keep-alive connections, round-robin across the
+ * usable replicas of one service (`ReplicaPool`: active `/readyz` checks, passive ejection on a
+ * refused or reset connection). A request that failed to connect is retried once on another
+ * replica when it is safe to repeat (`canRetry`). When no replica answers: 503 `unavailable`.
+ */
+export function proxyUpstream(
+  service: string,
+  targets: string[],
+  logger: Logger,
+  internalSecret: string,
+  poolOptions: Partial<ReplicaPoolOptions> = {},
+): Upstream {
+  const pool = new ReplicaPool(targets, { service, logger, ...poolOptions });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
-  let next = 0;
+  /** The replica each request was last sent to, and the callback to retry it with. */
+  const sentTo = new WeakMap<object, string>();
+  const retries = new WeakMap<object, () => void>();
   const proxy = createProxyMiddleware<http.IncomingMessage, http.ServerResponse>({
     target: targets[0],
-    router: () => {
-      const t = targets[next % targets.length]!;
-      next = (next + 1) % targets.length;
+    router: (req) => {
+      const t = pool.pick(sentTo.get(req));
+      sentTo.set(req, t);
       return t;
     },
     agent,
@@ -64,7 +85,21 @@ export function proxyUpstream(service: string, targets: string[], logger: Logger
     plugins: [proxyEventsPlugin],
     proxyTimeout: 30_000,
     on: {
+      proxyRes: (_proxyRes, req) => {
+        const target = sentTo.get(req);
+        if (target) pool.succeeded(target);
+      },
       error: (err, req, res) => {
+        const target = sentTo.get(req);
+        const unreachable = isUnreachableError(err);
+        if (target && unreachable) pool.eject(target, err);
+        const retry = retries.get(req);
+        if (retry && unreachable && res instanceof http.ServerResponse && !res.headersSent && canRetry(req)) {
+          retries.delete(req);
+          logger.info({ service, from: target, req_id: req.headers['x-request-id'] }, 'retrying on another replica');
+          retry();
+          return;
+        }
         logger.warn({ err, service, req_id: req.headers['x-request-id'] }, 'upstream unreachable');
         if (!(res instanceof http.ServerResponse)) return;
         if (res.headersSent) {
@@ -80,9 +115,18 @@ export function proxyUpstream(service: string, targets: string[], logger: Logger
   return {
     kind: 'proxy',
     handle: (req, res, nxt) => {
+      if (pool.targets.length > 1) {
+        retries.set(req, () => {
+          signRequest(req, internalSecret); // a fresh credential for the second attempt
+          void proxy(req, res, nxt);
+        });
+      }
       signRequest(req, internalSecret);
       void proxy(req, res, nxt);
     },
-    close: () => agent.destroy(),
+    close: () => {
+      pool.close();
+      agent.destroy();
+    },
   };
 }

@@ -87,7 +87,8 @@ async function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv)
 }
 
 async function stopProcess(p: RunningProcess): Promise<void> {
-  if (p.child.exitCode !== null) return;
+  // A process a test killed with a signal has signalCode set and exitCode null.
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
   const exited = new Promise<void>((r) => p.child.once('exit', () => r()));
   p.child.kill('SIGTERM');
   const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);

@@ -1,0 +1,84 @@
+import { startCluster, type Cluster, type RunningProcess } from '../../gateway/src/testing/cluster';
+import { projectCall, type ProjectAccess } from '../e2e/support/api';
+
+/**
+ * Fault: a records replica dies (SIGKILL) or is stopped (SIGTERM) while the gateway sends it a
+ * steady load of reads. While one healthy replica remains, no client sees a 503: the gateway
+ * retries a failed idempotent request once on another replica, ejects the dead one (refused or
+ * reset connections) and stops using a replica whose /readyz fails.
+ */
+describe('gateway failover across records replicas', () => {
+  let cluster: Cluster;
+  let p: ProjectAccess;
+  let recordId: string;
+
+  beforeAll(async () => {
+    cluster = await startCluster({ replicas: { records: 3 }, serviceEnv: { records: { PLINTH_SHUTDOWN_GRACE_MS: '1000' } } });
+    p = { url: cluster.url, ...(await cluster.createProject('faults-failover')) };
+    expect((await projectCall(p, 'POST', '/collections', { key: p.secretKey, body: { name: 'notes', fields: { body: { type: 'text' } } } })).status).toBe(201);
+    const rec = await projectCall<{ record: { id: string } }>(p, 'POST', '/collections/notes/records', { key: p.secretKey, body: { data: { body: 'x' } } });
+    recordId = rec.body.record.id;
+  }, 90_000);
+
+  afterAll(() => cluster?.stop());
+
+  /**
+   * Runs `workers` loops of reads (list and get) through the gateway; calls `fault`
+   * after `before` answers, then keeps going for `after` more. Returns every status seen.
+   */
+  async function loadAround(fault: () => Promise<void>, before = 60, after = 240, workers = 4): Promise<number[]> {
+    const statuses: number[] = [];
+    let faulted = false;
+    let faultDone: Promise<void> | null = null;
+    const total = before + after;
+    const worker = async (w: number) => {
+      for (let i = 0; statuses.length < total; i++) {
+        const path = (i + w) % 2 === 0 ? '/collections/notes/records' : `/collections/notes/records/${recordId}`;
+        const res = await fetch(`${p.url}/v1/projects/${p.id}${path}`, {
+          headers: { Authorization: `Bearer ${p.secretKey}` },
+          signal: AbortSignal.timeout(15_000),
+        });
+        await res.arrayBuffer();
+        statuses.push(res.status);
+        if (!faulted && statuses.length >= before) {
+          faulted = true;
+          faultDone = fault();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
+    await faultDone;
+    return statuses;
+  }
+
+  const replica = (i: number): RunningProcess => cluster.processes.find((x) => x.name === `records-${i}`)!;
+  const exitOf = (proc: RunningProcess) => new Promise<void>((r) => (proc.child.exitCode !== null ? r() : proc.child.once('exit', () => r())));
+
+  const summary = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
+
+  it('SIGKILL of one replica under load: every read answers 200', async () => {
+    const victim = replica(0);
+    const statuses = await loadAround(async () => {
+      victim.child.kill('SIGKILL');
+      await exitOf(victim);
+    });
+    expect(summary(statuses)).toEqual({ 200: statuses.length });
+  });
+
+  it('SIGTERM of another replica under load: every read answers 200', async () => {
+    const victim = replica(1);
+    const statuses = await loadAround(async () => {
+      victim.child.kill('SIGTERM');
+      await exitOf(victim);
+    });
+    expect(summary(statuses)).toEqual({ 200: statuses.length });
+  });
+
+  it('with no replica left, reads answer 503 unavailable with the envelope', async () => {
+    const last = replica(2);
+    last.child.kill('SIGKILL');
+    await exitOf(last);
+    const res = await projectCall(p, 'GET', '/collections/notes/records', { key: p.secretKey });
+    expect(res).toMatchObject({ status: 503, body: { error: 'unavailable' } });
+  });
+});
