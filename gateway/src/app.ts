@@ -15,6 +15,7 @@ import {
   INTERNAL_HEADERS,
   type KeyKind,
 } from '@plinth/shared';
+import { bodyDeadline } from './body-deadline';
 import { bearer } from './keys';
 import { KeyAuthenticator } from './key-authenticator';
 import { adminRoutes } from './routes/admin';
@@ -34,6 +35,8 @@ export interface GatewayOptions {
   keyCacheTtlMs: number;
   /** Express `trust proxy` setting: how many proxies sit in front of the gateway. */
   trustProxy?: number | boolean;
+  /** Longest time to receive a request body, in ms (408 after). Default 10 000. */
+  bodyTimeoutMs?: number;
   /** More readiness checks (standalone: free space under PLINTH_DATA_DIR); throw when not ready. */
   ready?: () => Promise<void>;
 }
@@ -99,6 +102,7 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
   });
   app.get('/metrics', metrics.handler);
   app.use(bodyLimit);
+  app.use(bodyDeadline(opts.bodyTimeoutMs ?? 10_000));
   app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey }));
 
   app.use(async (req, res, next) => {

@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
     trustProxy: config.PLINTH_TRUST_PROXY,
+    bodyTimeoutMs: config.PLINTH_BODY_TIMEOUT_MS,
   });
   const served = await serve(app, {
     port: config.PORT,

@@ -57,6 +57,7 @@ export async function composeStandalone(
     corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
     trustProxy: config.PLINTH_TRUST_PROXY,
+    bodyTimeoutMs: config.PLINTH_BODY_TIMEOUT_MS,
     ready: async () => assertDiskSpace(config.PLINTH_DATA_DIR),
   });
   const services = [records, auth, mailer];

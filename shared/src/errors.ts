@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'request_timeout'
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -20,6 +21,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -77,6 +79,12 @@ export class ForbiddenError extends PlinthError {
 export class NotFoundError extends PlinthError {
   constructor(message = 'Not found.', details?: ErrorDetails) {
     super('not_found', message, details);
+  }
+}
+/** The client did not finish sending its request body in time. */
+export class RequestTimeoutError extends PlinthError {
+  constructor(message = 'The request body did not arrive in time.', details?: ErrorDetails) {
+    super('request_timeout', message, details);
   }
 }
 /** Raised by stores for unique-constraint violations and failed compare-and-set. */
