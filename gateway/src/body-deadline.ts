@@ -17,7 +17,10 @@ export function bodyDeadline(timeoutMs: number): RequestHandler {
       // request: the upstream socket it holds is released at once, not after its own timeout.
       const abandon = () => {
         req.emit('aborted');
-        req.socket.destroy();
+        // Half-close first so the client reads the 408 (an immediate reset could discard it
+        // while the client is still sending), then make sure the socket goes.
+        req.socket.end();
+        setTimeout(() => req.socket.destroy(), 2000).unref();
       };
       if (res.headersSent) return abandon();
       const err = new RequestTimeoutError(`The request body did not arrive within ${timeoutMs} ms.`, { timeout_ms: timeoutMs });

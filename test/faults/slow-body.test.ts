@@ -39,7 +39,7 @@ describe('slow request bodies at the gateway', () => {
         timer = setInterval(() => socket.write(' '), 250);
       });
       socket.on('data', (d) => (answer += d.toString()));
-      socket.on('error', () => undefined);
+      socket.on('error', (err) => (answer ||= `error: ${err.message}`));
       socket.on('close', () => {
         clearInterval(timer);
         clearTimeout(guard);
@@ -75,6 +75,7 @@ describe('slow request bodies at the gateway', () => {
     );
     expect(reads).toEqual([200, 200, 200, 200, 200]);
     const answers = await Promise.all(tricklers);
-    expect(answers.filter((a) => a.startsWith('HTTP/1.1 408 '))).toHaveLength(520);
+    const kinds = answers.map((a) => (a.startsWith('HTTP/1.1 408 ') ? '408' : a.slice(0, 40)));
+    expect(kinds.filter((k) => k !== '408')).toEqual([]);
   });
 });
