@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// `npx plinth …` — the operator CLI. Runs the compiled gateway package (built by `npm install`/`npm run build`).
+// `plinth …` — the Plinth command-line client. Runs the compiled CLI (dist/cli), built by
+// `npm install` / `npm run build` in the repository, or shipped in the packed CLI tarball.
 let cli;
 try {
   cli = require('../dist/cli/run.js');
@@ -11,6 +12,12 @@ try {
   }
   throw err;
 }
-cli.runCli(process.argv.slice(2), { env: process.env, out: process.stdout, err: process.stderr }).then((code) => {
-  process.exitCode = code;
-});
+cli.runCli(process.argv.slice(2), { env: process.env, out: process.stdout, err: process.stderr, stdin: process.stdin }).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`plinth: ${err && err.message ? err.message : err}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -3,6 +3,18 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { looksLikeProjectKey } from './keys';
 import type { ApiKeyKind, ApiKeyRecord, ProjectStore } from './store/project-store';
 
+/** A JWT (three base64url parts, a JSON header) where a project key belongs. */
+const JWT = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/;
+
+function looksLikeJwt(credential: string): boolean {
+  return JWT.test(credential);
+}
+
+const JWT_AS_KEY =
+  'Authorization carries the project key (Bearer pk_… or sk_…), and this is a user token. ' +
+  'Send the project key in Authorization and the user token in X-Db-User-Token for record operations ' +
+  'or X-Auth-User-Token for Auth endpoints.';
+
 interface CacheEntry {
   key: ApiKeyRecord | null;
   expires: number;
@@ -51,6 +63,7 @@ export class KeyAuthenticator {
   /** The key kind, or throws 401 for a missing, unknown or other project's key. */
   async authenticate(project: ProjectId, credential: string | null): Promise<ApiKeyKind> {
     if (!credential) throw new UnauthorizedError('Missing API key: send Authorization: Bearer <key>.');
+    if (looksLikeJwt(credential)) throw new UnauthorizedError(JWT_AS_KEY);
     const key = await this.lookup(credential);
     if (!key || key.project !== project) throw new UnauthorizedError('Invalid API key for this project.');
     return key.kind;

@@ -19,6 +19,8 @@ interface RouteRule {
  */
 export const ROUTES: readonly RouteRule[] = [
   { service: 'auth', pattern: /^\/auth\/jwks\.json$/, auth: 'none', methods: ['GET', 'HEAD'] },
+  // The hosted action pages that mail links open: the token in the link is the credential.
+  { service: 'auth', pattern: /^\/auth\/action$/, auth: 'none', methods: ['GET', 'HEAD', 'POST'] },
   { service: 'records', pattern: /^\/collections(\/|$)/, auth: 'key' },
   { service: 'auth', pattern: /^\/auth(\/|$)/, auth: 'key' },
   { service: 'auth', pattern: /^\/settings\/auth$/, auth: 'key' },

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { runCli } from '../src/cli/run';
 import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
@@ -61,7 +63,33 @@ describe('plinth CLI over the operator API', () => {
     expect(r.err).toContain('missing key kind');
     const u = await cli('frobnicate');
     expect(u.code).toBe(2);
-    expect(u.err).toContain('unknown command');
+    expect(u.err).toBe('plinth: unknown command "frobnicate" (see `plinth help`)\n');
+    const flag = await cli('records', 'list', 'x', '--frob');
+    expect(flag.code).toBe(2);
+    expect(flag.err).toBe("plinth: Unknown option '--frob' (see `plinth records --help`)\n");
+    const none = await runCli([], { env: {}, out: { write: () => true }, err: { write: (s: string) => (noneErr += s) } });
+    expect(none).toBe(2);
+    expect(noneErr).toBe('plinth: no command given (see `plinth help`)\n');
+  });
+
+  let noneErr = '';
+
+  it('prints help for the CLI and for each command, and its version', async () => {
+    const help = await cli('help');
+    expect(help.code).toBe(0);
+    expect(help.out).toContain('Usage: plinth <command>');
+    for (const command of ['projects', 'keys', 'collections', 'records', 'users', 'apply', 'pull', 'doctor']) {
+      expect(help.out).toContain(`  ${command} `);
+      const own = await cli(command, '--help');
+      expect(own.code).toBe(0);
+      expect(own.out).toContain(`plinth ${command}`);
+      expect((await cli('help', command)).out).toBe(own.out);
+    }
+    expect(help.out).not.toContain('DESIGN');
+    expect((await cli('help', 'frob')).code).toBe(2);
+    const version = await cli('--version');
+    expect(version.code).toBe(0);
+    expect(version.out).toBe(`${(JSON.parse(fs.readFileSync(path.join(__dirname, '../package.json'), 'utf8')) as { version: string }).version}\n`);
   });
 
   it('reports a wrong operator key as an error', async () => {

@@ -86,6 +86,8 @@ export interface User {
   status: UserStatus;
   has_password: boolean;
   metadata: { [key: string]: JsonValue };
+  /** Custom claims set by the project's admin; copied into the user's access tokens. */
+  claims: { [name: string]: JsonValue };
   last_sign_in_at: string | null;
   created_at: string;
 }

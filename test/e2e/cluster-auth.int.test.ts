@@ -2,7 +2,8 @@ import { waitFor } from '@plinth/shared/testing/wait-for';
 import { startCluster, type Cluster } from '../../gateway/src/testing/cluster';
 import { SmtpCapture } from '../../services/mailer/test/support/smtp-capture';
 import { call, enableAuth, projectCall, type ProjectAccess, type SessionBody, type UserBody } from './support/api';
-import { capturedFor, PASSWORD } from './support/mail-flows';
+import { capturedFor, PASSWORD, smtpReader } from './support/mail-flows';
+import { selfServiceFlows } from './support/self-service-flows';
 import { REDIS_URL, redisRun } from './support/redis-run';
 
 /**
@@ -247,5 +248,9 @@ describe('auth across replicas: 2 auth and 2 records processes behind the gatewa
       body: { user_id: 'crm-4411', claims: { role: 'editor' } },
     });
     expect((await list(foreign.body.access_token)).status).toBe(401);
+  });
+
+  it('self-service across replicas, mail over SMTP: profile, change password, change e-mail, delete with a code', async () => {
+    await selfServiceFlows(p, smtpReader(smtp), 'selfsvc@example.com');
   });
 });

@@ -1,125 +1,89 @@
+/**
+ * `plinth …`: the command-line client of a Plinth gateway (operator API, collections, records,
+ * users, schema as code, doctor). Wrong usage exits 2 with one line; a failed call exits 1.
+ * Imports nothing outside src/cli, so it can be packed and run on its own (npm run pack:cli).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { readCredentials } from '../bootstrap';
+import { CliError, Connection, UsageError, type CliIo } from './client';
+import { keysCommand, projectsCommand } from './commands/admin';
+import { collectionsCommand } from './commands/collections';
+import { doctorCommand } from './commands/doctor';
+import { recordsCommand } from './commands/records';
+import { applyCommand, pullCommand } from './commands/schema';
+import { usersCommand } from './commands/users';
+import { OPTIONS, type Flags } from './flags';
+import { COMMANDS, MAIN, commandHelp } from './usage';
 
-export interface CliIo {
-  env: NodeJS.ProcessEnv;
-  out: { write(s: string): unknown };
-  err: { write(s: string): unknown };
-}
+export type { CliIo } from './client';
 
-const USAGE = `Usage: plinth <command> [options]
+type Handler = (args: string[], flags: Flags, conn: Connection, io: CliIo) => Promise<number>;
 
-Commands (over the operator API, DESIGN.md §4):
-  projects list
-  projects create [id] [--name NAME]      prints the new project's keys (shown once)
-  projects show <id>
-  projects delete <id>
-  keys create <project> <public|secret>   prints the new key (shown once)
-  keys revoke <project> <key_id>
+const HANDLERS: Readonly<Record<string, Handler>> = {
+  projects: projectsCommand,
+  keys: keysCommand,
+  collections: collectionsCommand,
+  records: recordsCommand,
+  users: usersCommand,
+  apply: applyCommand,
+  pull: pullCommand,
+  doctor: (args, _flags, conn, io) => doctorCommand(args, conn, io),
+};
 
-Options:
-  --url URL          gateway URL (default: $PLINTH_URL or http://localhost:8080)
-  --admin-key KEY    operator key (default: $PLINTH_ADMIN_KEY, else the one in
-                     <data dir>/credentials.json that standalone mode wrote)
-  --data-dir DIR     where to look for credentials.json (default: $PLINTH_DATA_DIR or ./data)
-`;
-
-class UsageError extends Error {}
-
-interface Call {
-  method: 'GET' | 'POST' | 'DELETE';
-  path: string;
-  body?: object;
-}
-
-/** Maps the command words to one operator API call. */
-function toCall(words: string[], name: string | undefined): Call {
-  const [noun, verb, a, b] = words;
-  const need = (v: string | undefined, what: string): string => {
-    if (!v) throw new UsageError(`missing ${what}`);
-    return v;
-  };
-  const p = (id: string) => `/v1/admin/projects/${encodeURIComponent(id)}`;
-  switch (`${noun} ${verb}`) {
-    case 'projects list':
-      return { method: 'GET', path: '/v1/admin/projects' };
-    case 'projects create':
-      return { method: 'POST', path: '/v1/admin/projects', body: { ...(a ? { id: a } : {}), ...(name ? { name } : {}) } };
-    case 'projects show':
-      return { method: 'GET', path: p(need(a, 'project id')) };
-    case 'projects delete':
-      return { method: 'DELETE', path: p(need(a, 'project id')) };
-    case 'keys create':
-      return { method: 'POST', path: `${p(need(a, 'project id'))}/keys`, body: { kind: need(b, 'key kind (public or secret)') } };
-    case 'keys revoke':
-      return { method: 'DELETE', path: `${p(need(a, 'project id'))}/keys/${encodeURIComponent(need(b, 'key id'))}` };
-    default:
-      throw new UsageError(noun ? `unknown command: ${words.join(' ')}` : 'no command given');
+/** The version of the package this file ships in. */
+export function cliVersion(): string {
+  for (const rel of ['../../package.json', '../package.json']) {
+    try {
+      const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, rel), 'utf8')) as { version?: string; bin?: unknown };
+      if (pkg.version && pkg.bin) return pkg.version;
+    } catch {
+      // try the next candidate
+    }
   }
+  return 'unknown';
 }
 
 /** Runs one CLI invocation; resolves to the process exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  let parsed;
+  const [first] = argv;
+  const hint = first && HANDLERS[first] ? `plinth ${first} --help` : 'plinth help';
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        url: { type: 'string' },
-        'admin-key': { type: 'string' },
-        'data-dir': { type: 'string' },
-        name: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    let parsed;
+    try {
+      parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
+    } catch (e) {
+      throw new UsageError((e as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, ''));
+    }
+    const flags = parsed.values as Flags;
+    const [command, ...rest] = parsed.positionals;
+    if (flags.version) {
+      io.out.write(`${cliVersion()}\n`);
+      return 0;
+    }
+    if (command === 'help') {
+      const topic = rest[0];
+      if (topic && !COMMANDS[topic]) throw new UsageError(`no help for unknown command "${topic}"`);
+      io.out.write(topic ? commandHelp(topic) : MAIN);
+      return 0;
+    }
+    if (flags.help) {
+      io.out.write(command && HANDLERS[command] ? commandHelp(command) : MAIN);
+      return 0;
+    }
+    if (!command) throw new UsageError('no command given');
+    const handler = HANDLERS[command];
+    if (!handler) throw new UsageError(`unknown command "${command}"`);
+    return await handler(rest, flags, new Connection(flags, io.env), io);
   } catch (e) {
-    io.err.write(`plinth: ${(e as Error).message}\n\n${USAGE}`);
-    return 2;
+    if (e instanceof UsageError) {
+      io.err.write(`plinth: ${e.message} (see \`${hint}\`)\n`);
+      return 2;
+    }
+    if (e instanceof CliError) {
+      io.err.write(`plinth: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
   }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.out.write(USAGE);
-    return 0;
-  }
-  let call: Call;
-  try {
-    call = toCall(positionals, values.name);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.err.write(`plinth: ${e.message}\n\n${USAGE}`);
-    return 2;
-  }
-  const url = (values.url ?? io.env.PLINTH_URL ?? 'http://localhost:8080').replace(/\/+$/, '');
-  const dataDir = values['data-dir'] ?? io.env.PLINTH_DATA_DIR ?? './data';
-  const adminKey = values['admin-key'] ?? io.env.PLINTH_ADMIN_KEY ?? readCredentials(dataDir).admin_key;
-  if (!adminKey) {
-    io.err.write('plinth: no operator key: pass --admin-key or set PLINTH_ADMIN_KEY\n');
-    return 2;
-  }
-  let res: Response;
-  try {
-    res = await fetch(url + call.path, {
-      method: call.method,
-      headers: { Authorization: `Bearer ${adminKey}`, ...(call.body ? { 'Content-Type': 'application/json' } : {}) },
-      body: call.body ? JSON.stringify(call.body) : undefined,
-    });
-  } catch (e) {
-    io.err.write(`plinth: cannot reach ${url}: ${(e as Error).message}\n`);
-    return 1;
-  }
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not JSON: print as is
-  }
-  const rendered = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
-  if (!res.ok) {
-    io.err.write(`plinth: ${res.status} ${rendered}\n`);
-    return 1;
-  }
-  io.out.write(`${rendered}\n`);
-  return 0;
 }

@@ -2,10 +2,12 @@ import { Router, type Express } from 'express';
 import type { Logger } from 'pino';
 import { createServiceApp } from '@plinth/shared';
 import type { AuthContext } from './flows/auth-context';
+import { actionRoutes } from './routes/action-routes';
 import { adminRoutes } from './routes/admin-routes';
 import { clientRoutes } from './routes/client-routes';
 import { requireAuthEnabled, requireProjectKey } from './routes/guards';
 import { projectRoutes } from './routes/project-routes';
+import { selfServiceRoutes } from './routes/self-service-routes';
 import { createRateLimits, type RateLimitOptions } from './routes/rate-limits';
 
 export interface AuthAppDeps {
@@ -22,12 +24,15 @@ export interface AuthAppDeps {
 /** Builds the auth service's express app from injected ports. */
 export function createAuthApp(deps: AuthAppDeps): Express {
   const routes = Router();
+  const rateLimits = createRateLimits(deps.rateLimits);
   routes.use(projectRoutes(deps.auth));
+  routes.use(actionRoutes(deps.auth));
   routes.use(
     '/v1/projects/:project/auth',
     requireProjectKey,
     requireAuthEnabled(deps.auth.settings),
-    clientRoutes(deps.auth, createRateLimits(deps.rateLimits)),
+    clientRoutes(deps.auth, rateLimits),
+    selfServiceRoutes(deps.auth, rateLimits),
     adminRoutes(deps.auth),
   );
   const app = createServiceApp({

@@ -17,6 +17,7 @@ import { systemClock, type Clock } from './clock';
 import type { AuthConfig } from './config';
 import { PasswordHasher } from './domain/passwords';
 import type { AuthContext } from './flows/auth-context';
+import { BackgroundWork } from './flows/background';
 import { SettingsReader } from './flows/settings';
 import type { MailOutbox } from './mail/mail-outbox';
 import { EmbeddedSessionStore } from './store/embedded-session-store';
@@ -58,6 +59,8 @@ export interface BuiltAuthService extends BuiltService {
   keys: SigningKeys;
   /** Each project's Auth settings (the mailer reads mail_from / redirect_url in standalone mode). */
   settings: SettingsReader;
+  /** Resolves once the work routes started after answering (forgot, otp/request) has finished. */
+  idle(): Promise<void>;
 }
 
 /** Wires the auth service's adapters from configuration. Used by main.ts and by standalone mode. */
@@ -93,6 +96,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     outbox = queue;
   }
   const keys = new SigningKeys(users, clock);
+  const background = new BackgroundWork(logger);
   const auth: AuthContext = {
     users,
     sessions,
@@ -102,6 +106,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     tokens: new AccessTokens(keys, config.PLINTH_ISSUER, clock),
     settings: new SettingsReader(users),
     clock,
+    background,
   };
 
   const app = createAuthApp({
@@ -134,7 +139,9 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     revocations: sessions.revocations,
     keys,
     settings: auth.settings,
+    idle: () => background.idle(),
     close: async () => {
+      await background.idle();
       for (const close of closers) await close();
       embedded.db?.close();
     },

@@ -121,6 +121,45 @@ export function describeUserStoreContract(name: string, makeStore: () => Promise
       });
     });
 
+    describe('second-round additions', () => {
+      it('keeps custom claims with the user', async () => {
+        const u = user('ada@example.com', { claims: { role: 'admin', teams: ['a', 'b'] } });
+        await store.createUser(project, u);
+        expect((await store.getUser(project, u.id))?.claims).toEqual({ role: 'admin', teams: ['a', 'b'] });
+        expect((await store.updateUser(project, u.id, { claims: { role: 'viewer' } }))?.claims).toEqual({ role: 'viewer' });
+      });
+
+      it('takeOneTimeToken answers the whole token with its e-mail; deleteOneTimeTokens removes only the given kinds of that user', async () => {
+        await store.putOneTimeToken(project, { token_hash: 'e1', kind: 'email-change', user_id: 'usr_a', expires_at: T0 + MIN, email: 'new@example.com' });
+        expect(await store.takeOneTimeToken(project, 'email-change', 'e1', T0)).toEqual({
+          token_hash: 'e1', kind: 'email-change', user_id: 'usr_a', expires_at: T0 + MIN, email: 'new@example.com',
+        });
+        await store.putOneTimeToken(project, { token_hash: 'r1', kind: 'reset', user_id: 'usr_a', expires_at: T0 + MIN });
+        await store.putOneTimeToken(project, { token_hash: 'r2', kind: 'reset', user_id: 'usr_b', expires_at: T0 + MIN });
+        await store.putOneTimeToken(project, { token_hash: 'v1', kind: 'verify', user_id: 'usr_a', expires_at: T0 + MIN });
+        await store.deleteOneTimeTokens(project, 'usr_a', ['reset']);
+        expect(await store.consumeOneTimeToken(project, 'reset', 'r1', T0)).toBeNull();
+        expect(await store.consumeOneTimeToken(project, 'reset', 'r2', T0)).toBe('usr_b');
+        expect(await store.consumeOneTimeToken(project, 'verify', 'v1', T0)).toBe('usr_a');
+      });
+
+      it('deleteOtp ends the live code', async () => {
+        await store.issueOtp(project, { email: 'ada@example.com', code_hash: 'c1', now: T0, expires_at: T0 + 10 * MIN, resend_after: T0 - MIN });
+        await store.deleteOtp(project, 'ada@example.com');
+        expect(await store.redeemOtp(project, 'ada@example.com', 'c1', T0, 5)).toBe(false);
+      });
+
+      it('claimMailSlot grants one send per key per interval, per project', async () => {
+        expect(await store.claimMailSlot(project, 'verify:usr_a', T0, MIN)).toBe(true);
+        expect(await store.claimMailSlot(project, 'verify:usr_a', T0 + MIN - 1, MIN)).toBe(false);
+        expect(await store.claimMailSlot(other, 'verify:usr_a', T0, MIN)).toBe(true);
+        expect(await store.claimMailSlot(project, 'reset:usr_a', T0, MIN)).toBe(true);
+        expect(await store.claimMailSlot(project, 'verify:usr_a', T0 + MIN, MIN)).toBe(true);
+        const racing = await Promise.all([store.claimMailSlot(project, 'x', T0, MIN), store.claimMailSlot(project, 'x', T0, MIN)]);
+        expect(racing.filter(Boolean)).toHaveLength(1);
+      });
+    });
+
     describe('OTP codes', () => {
       const issue = (email: string, code: string, now: number) =>
         store.issueOtp(project, { email, code_hash: code, now, expires_at: now + 10 * MIN, resend_after: now - MIN });

@@ -72,13 +72,13 @@ describe('mail settings read from the auth service (AUTH_URL)', () => {
     expect(byTo('one@example.com').from).toBe('hi@branded.test');
     expect(byTo('one@example.com').text).toContain('https://branded.test/cb?token=tok-one&type=verify');
     expect(byTo('two@example.com').from).toBe('default@plinth.test');
-    expect(byTo('two@example.com').text).toContain('https://default.test/?token=tok-two&type=verify');
+    expect(byTo('two@example.com').text).toContain('https://default.test/v1/projects/acme/auth/action?token=tok-two&type=verify');
 
     settings.set('acme', { mail_from: 'Acme <news@acme.test>', redirect_url: null });
     await queue.enqueue(testMailJob({ project: 'acme', to: 'three@example.com' }));
     await waitFor('the third mail', () => smtp.messages.length === 3);
     expect(byTo('three@example.com').from).toBe('news@acme.test');
-    expect(byTo('three@example.com').text).toContain('https://default.test/?token=');
+    expect(byTo('three@example.com').text).toContain('https://default.test/v1/projects/acme/auth/action?token=');
   });
 
   it('retries, then dead-letters, a mail while auth cannot be reached', async () => {

@@ -103,7 +103,7 @@ describe('standalone mailer: embedded SQLite outbox and dev mailbox', () => {
         PLINTH_MAIL_BACKOFF_MS: 20,
         PLINTH_MAIL_POLL_MS: 10,
       });
-      mailer = await startMailer({ PLINTH_DATA_DIR: dataDir, PLINTH_PUBLIC_URL: 'https://app.acme.test/done' }, { queue });
+      mailer = await startMailer({ PLINTH_DATA_DIR: dataDir, PLINTH_PUBLIC_URL: 'https://app.acme.test' }, { queue });
       cleanups.push(() => queue.close(), () => mailer.service.close());
     });
 
@@ -129,8 +129,8 @@ describe('standalone mailer: embedded SQLite outbox and dev mailbox', () => {
             id: verify.id,
             to: 'ada@example.com',
             subject: 'Confirm your e-mail address for acme',
-            text: expect.stringContaining(`https://app.acme.test/done?token=${(verify.data as { token: string }).token}&type=verify`),
-            html: expect.stringContaining('href="https://app.acme.test/done?token='),
+            text: expect.stringContaining(`https://app.acme.test/v1/projects/acme/auth/action?token=${(verify.data as { token: string }).token}&type=verify`),
+            html: expect.stringContaining('href="https://app.acme.test/v1/projects/acme/auth/action?token='),
             kind: 'verify',
             data: verify.data,
             created_at: expect.any(String),

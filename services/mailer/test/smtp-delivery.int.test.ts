@@ -29,7 +29,7 @@ describe('mailer over real SMTP, jobs through BullMQ (real Redis)', () => {
         REDIS_URL,
         SMTP_URL: smtp.url,
         PLINTH_MAIL_FROM: 'Acme Accounts <accounts@acme.test>',
-        PLINTH_PUBLIC_URL: 'https://app.acme.test/auth/action',
+        PLINTH_PUBLIC_URL: 'https://app.acme.test',
       },
       { queue, mailSettings: settings },
     );
@@ -53,7 +53,7 @@ describe('mailer over real SMTP, jobs through BullMQ (real Redis)', () => {
       subject: 'Confirm your e-mail address for acme',
       messageId: `<${verify.id}@acme.test>`,
     });
-    const link = `https://app.acme.test/auth/action?token=${token}&type=verify`;
+    const link = `https://app.acme.test/v1/projects/acme/auth/action?token=${token}&type=verify`;
     expect(mail!.text).toContain(link);
     expect(mail!.html).toContain(`href="${link.replace('&', '&amp;')}"`);
     expect(mail!.headers.get('x-plinth-mail-kind')).toBe('verify');
@@ -67,7 +67,7 @@ describe('mailer over real SMTP, jobs through BullMQ (real Redis)', () => {
     const [mail] = await waitFor('the mail', () => (smtp.messages.length ? smtp.messages : undefined));
     const token = (reset.data as { token: string }).token;
     expect(mail).toMatchObject({ from: 'accounts@acme.test', to: ['grace@example.com'], subject: 'Reset your acme password' });
-    expect(mail!.text).toContain(`https://app.acme.test/auth/action?token=${token}&type=reset`);
+    expect(mail!.text).toContain(`https://app.acme.test/v1/projects/acme/auth/action?token=${token}&type=reset`);
     expect(mail!.text).toContain('expires in 1 hour');
   });
 

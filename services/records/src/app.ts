@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { createServiceApp } from '@plinth/shared';
 import type { AccessPolicy } from './domain/access-policy';
 import { CollectionOperations } from './operations/collection-operations';
+import { RecordImport } from './operations/record-import';
 import { RecordOperations } from './operations/record-operations';
 import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
 import type { RecordStore } from './store/record-store';
@@ -25,7 +26,8 @@ export interface RecordsAppDeps {
 export function createRecordsApp(deps: RecordsAppDeps): Express {
   const collections = new CollectionOperations(deps.store, deps.policy, deps.clock);
   const records = new RecordOperations(deps.store, deps.policy, collections, deps.clock);
-  const routes = recordsRoutes({ collections, records, authenticateUser: deps.authenticateUser ?? (async () => null) });
+  const importer = new RecordImport(deps.store, collections);
+  const routes = recordsRoutes({ collections, records, importer, authenticateUser: deps.authenticateUser ?? (async () => null) });
   return createServiceApp({
     name: 'records',
     internalSecret: deps.internalSecret,

@@ -8,16 +8,24 @@ import { isProjectId } from '../types';
  */
 export const MAIL_QUEUE_NAME = 'plinth-mail';
 
-/** What a mail job asks for: an e-mail verification link, a password-reset link or a sign-in code. */
-export type MailKind = 'verify' | 'reset' | 'otp';
+/**
+ * What a mail job asks for: an e-mail verification link, a password-reset link, a sign-in code,
+ * a confirmation link for a new address (`email-change`, sent to the new address) or the notice
+ * to the old address that a change was asked for (`email-changed`).
+ */
+export type MailKind = 'verify' | 'reset' | 'otp' | 'email-change' | 'email-changed';
 
-export const MAIL_KINDS: readonly MailKind[] = ['verify', 'reset', 'otp'];
+export const MAIL_KINDS: readonly MailKind[] = ['verify', 'reset', 'otp', 'email-change', 'email-changed'];
+
+/** The kinds whose mail carries a link with a one-time token. */
+export type LinkMailKind = 'verify' | 'reset' | 'email-change';
 
 /**
  * One mail to send. THIS SHAPE IS A WIRE FORMAT: jobs live in Redis or the outbox between
  * producer and consumer, possibly across a deploy, so fields may only be added as optional.
  * `verify` and `reset` carry `{token}` (the one-time token the link carries as `?token=`);
- * `otp` carries `{code}` (the 6-digit code, printed in the body).
+ * `otp` carries `{code}` (the 6-digit code, printed in the body); `email-change` carries `{token}`;
+ * `email-changed` carries `{new_email}` (the address the change goes to, printed in the body).
  */
 export interface MailJob {
   /** Unique per mail; the idempotency key (see MailQueue.enqueue). Matches MAIL_JOB_ID_PATTERN. */
@@ -26,7 +34,7 @@ export interface MailJob {
   kind: MailKind;
   /** Recipient e-mail address. */
   to: string;
-  data: { token: string } | { code: string };
+  data: { token: string } | { code: string } | { new_email: string };
   /** ISO 8601, when the producer created the job; delivery latency is measured from here. */
   created_at: string;
 }
@@ -57,6 +65,8 @@ export function mailJobProblem(value: unknown): string | null {
   if (typeof data !== 'object' || data === null) return '"data" must be an object';
   if (job.kind === 'otp') {
     if (typeof data.code !== 'string' || data.code.length === 0) return '"data.code" must be a non-empty string';
+  } else if (job.kind === 'email-changed') {
+    if (typeof data.new_email !== 'string' || data.new_email.length === 0) return '"data.new_email" must be a non-empty string';
   } else if (typeof data.token !== 'string' || data.token.length === 0) {
     return '"data.token" must be a non-empty string';
   }

@@ -6,7 +6,7 @@ import { waitFor } from '@plinth/shared/testing/wait-for';
 import type { CapturedMail, SmtpCapture } from '../../../services/mailer/test/support/smtp-capture';
 import { projectCall, type ProjectAccess, type SessionBody, type UserBody } from './api';
 
-export type MailKindName = 'verify' | 'reset' | 'otp';
+export type MailKindName = 'verify' | 'reset' | 'otp' | 'email-change' | 'email-changed';
 
 /** Waits for a mail of `kind` to `to` not returned before, and returns its plain-text body. */
 export type MailReader = (to: string, kind: MailKindName) => Promise<string>;

@@ -12,6 +12,7 @@ export function newUserRecord(email: string, over: Partial<UserRecord>, now: num
     status: 'active',
     password_hash: null,
     metadata: {},
+    claims: {},
     last_sign_in_at: null,
     created_at: new Date(now).toISOString(),
     ...over,

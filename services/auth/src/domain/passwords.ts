@@ -1,4 +1,5 @@
 import bcrypt from 'bcrypt';
+import { MAX_PASSWORD_BYTES } from './validation';
 
 /**
  * bcrypt with a configured cost (DESIGN.md §7). `verify` against a null hash (unknown e-mail,
@@ -16,8 +17,13 @@ export class PasswordHasher {
     return bcrypt.hash(password, this.cost);
   }
 
+  /**
+   * True when `password` matches `hash`. A password over 72 bytes never matches (bcrypt would
+   * compare only its first 72 bytes); it still spends one comparison, like every failure.
+   */
   async verify(password: string, hash: string | null): Promise<boolean> {
-    const ok = await bcrypt.compare(password, hash ?? this.dummy);
-    return ok && hash !== null;
+    const tooLong = Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES;
+    const ok = await bcrypt.compare(password, tooLong || hash === null ? this.dummy : hash);
+    return ok && hash !== null && !tooLong;
   }
 }

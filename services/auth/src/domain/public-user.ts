@@ -12,6 +12,7 @@ export function toPublicUser(u: UserRecord): User {
     status: u.status,
     has_password: u.password_hash !== null,
     metadata: u.metadata,
+    claims: u.claims ?? {},
     last_sign_in_at: u.last_sign_in_at,
     created_at: u.created_at,
   };

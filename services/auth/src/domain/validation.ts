@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { InvalidRequestError } from '@plinth/shared';
+import { normalizeEmail } from './email';
 
 /** One bad input field, as listed in `details.fields` of a 400. */
 export interface FieldProblem {
@@ -36,14 +37,27 @@ export function validate<T>(schema: Joi.ObjectSchema<T>, input: unknown): T {
   return value;
 }
 
-export const emailSchema = Joi.string().trim().lowercase().email({ tlds: false }).max(254);
+const asciiEmail = Joi.string().email({ tlds: false }).max(254);
+
+/** An e-mail address, normalised by normalizeEmail (NFC, lower case, punycode domain) before it is checked. */
+export const emailSchema = Joi.string()
+  .trim()
+  .max(1024)
+  .custom((v: string, helpers) => {
+    const email = normalizeEmail(v);
+    if (email === null || asciiEmail.validate(email).error) return helpers.message({ custom: 'must be a valid email' });
+    return email;
+  });
+
+/** The most bytes of a password bcrypt reads; longer ones are refused, never truncated. */
+export const MAX_PASSWORD_BYTES = 72;
 
 /** Passwords are 8–72 bytes of UTF-8 (bcrypt reads 72 bytes at most). */
 export const passwordSchema = Joi.string()
   .custom((v: string, helpers) => {
     const bytes = Buffer.byteLength(v, 'utf8');
     if (bytes < 8) return helpers.message({ custom: 'must be at least 8 bytes' });
-    if (bytes > 72) return helpers.message({ custom: 'must be at most 72 bytes' });
+    if (bytes > MAX_PASSWORD_BYTES) return helpers.message({ custom: 'must be at most 72 bytes' });
     return v;
   });
 

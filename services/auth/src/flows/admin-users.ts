@@ -17,6 +17,8 @@ export interface AdminUserPatch {
   photo_url?: string | null;
   email_verified?: boolean;
   metadata?: { [key: string]: JsonValue };
+  /** Replaces the user's custom claims; they reach access tokens at the next refresh or sign-in. */
+  claims?: { [name: string]: JsonValue };
 }
 
 async function existing(ctx: AuthContext, project: ProjectId, id: string): Promise<UserRecord> {

@@ -20,7 +20,7 @@ async function sessionBody(
 ): Promise<Session> {
   const signed = await ctx.tokens.sign(
     project,
-    { sub: user.id, sid, email: user.email, email_verified: user.email_verified },
+    { sub: user.id, sid, email: user.email, email_verified: user.email_verified, extra: user.claims },
     settings.access_token_ttl,
   );
   return {

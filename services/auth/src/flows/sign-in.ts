@@ -1,10 +1,10 @@
 import { ConflictError, UnauthorizedError, type ProjectId, type Session } from '@plinth/shared';
-import type { UserRecord } from '../store/user-store';
 import { newOtpCode, otpHash } from '../domain/secrets';
 import { newUserRecord } from '../domain/new-user';
 import { sendMail, type AuthContext } from './auth-context';
 import { startSession } from './sessions';
 import { sendVerification } from './verification';
+import type { UserRecord } from '../store/user-store';
 
 export const OTP_TTL_MS = 10 * 60_000;
 export const OTP_MAX_ATTEMPTS = 5;
@@ -41,7 +41,7 @@ export async function signUp(
     if (!unfinished) throw err;
     user = unfinished;
   }
-  if (settings.send_verification_on_signup) await sendVerification(ctx, project, user, `mail_signup-${user.id}`);
+  if (settings.send_verification_on_signup) await sendVerification(ctx, project, user, ctx.clock(), `mail_signup-${user.id}`);
   return startSession(ctx, project, user);
 }
 
@@ -66,13 +66,13 @@ export async function signIn(ctx: AuthContext, project: ProjectId, input: { emai
 
 /**
  * Sends a 6-digit code when the e-mail belongs to an active user (or may create one), at most
- * once per minute per e-mail. The caller always answers `{sent:true}`.
+ * once per minute per e-mail. The route has already answered `{sent:true}` (it runs this as
+ * BackgroundWork, with the time of the request), so known and unknown e-mails take equal time.
  */
-export async function requestOtp(ctx: AuthContext, project: ProjectId, email: string): Promise<void> {
+export async function requestOtp(ctx: AuthContext, project: ProjectId, email: string, now = ctx.clock()): Promise<void> {
   const user = await ctx.users.getUserByEmail(project, email);
   if (user ? user.status !== 'active' : !(await ctx.settings.get(project)).otp_creates_users) return;
   const code = newOtpCode();
-  const now = ctx.clock();
   const issued = await ctx.users.issueOtp(project, {
     email,
     code_hash: otpHash(email, code),
@@ -83,7 +83,23 @@ export async function requestOtp(ctx: AuthContext, project: ProjectId, email: st
   if (issued) await sendMail(ctx, project, 'otp', email, { code });
 }
 
-/** Redeems a code: marks the e-mail verified (creating a password-less user if allowed) and starts a session. */
+/**
+ * The code just proved the e-mail of an account that was not verified: whoever signed up with
+ * it before may not be its owner (pre-hijacking). The password set before verification is
+ * cleared, every existing session ends and pending links die; the owner can set a password
+ * through reset.
+ */
+async function takeOverUnverified(ctx: AuthContext, project: ProjectId, user: UserRecord): Promise<UserRecord> {
+  const verified = (await ctx.users.updateUser(project, user.id, { email_verified: true, password_hash: null })) ?? user;
+  await ctx.users.deleteOneTimeTokens(project, user.id, ['reset', 'verify', 'email-change']);
+  await ctx.sessions.revokeUser(project, user.id, ctx.clock());
+  return verified;
+}
+
+/**
+ * Redeems a code: marks the e-mail verified (creating a password-less user if allowed) and
+ * starts a session. On an unverified account this first clears its password and sessions.
+ */
 export async function redeemOtp(ctx: AuthContext, project: ProjectId, input: { email: string; code: string }): Promise<Session> {
   const now = ctx.clock();
   if (!(await ctx.users.redeemOtp(project, input.email, otpHash(input.email, input.code), now, OTP_MAX_ATTEMPTS))) {
@@ -96,6 +112,6 @@ export async function redeemOtp(ctx: AuthContext, project: ProjectId, input: { e
     user = created;
   }
   if (!user || user.status !== 'active') throw new UnauthorizedError(BAD_CODE);
-  if (!user.email_verified) user = (await ctx.users.updateUser(project, user.id, { email_verified: true })) ?? user;
+  if (!user.email_verified) user = await takeOverUnverified(ctx, project, user);
   return startSession(ctx, project, user);
 }

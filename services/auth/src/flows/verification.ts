@@ -7,28 +7,52 @@ import { sendMail, type AuthContext } from './auth-context';
 
 export const VERIFY_LINK_TTL_MS = 24 * 3600_000;
 export const RESET_LINK_TTL_MS = 3600_000;
+/** Client endpoints send at most one mail of a kind per user per this interval (docs/auth.md "Mail throttle"). */
+export const MAIL_INTERVAL_MS = 60_000;
 
-const INVALID_LINK = 'The token is invalid, expired or already used.';
+export const INVALID_LINK = 'The token is invalid, expired or already used.';
 
-async function sendLink(
+/** True (and the slot taken) when no mail of this kind went to this user in the last 60 s. */
+export function mailSlot(ctx: AuthContext, project: ProjectId, kind: string, userId: string, now: number): Promise<boolean> {
+  return ctx.users.claimMailSlot(project, `${kind}:${userId}`, now, MAIL_INTERVAL_MS);
+}
+
+/**
+ * Stores a fresh one-time token of `kind` for the user and mails the link to `to` (default: the
+ * user's address). `jobId` makes the mail idempotent (default: a fresh job id).
+ */
+export async function sendLink(
   ctx: AuthContext,
   project: ProjectId,
   user: UserRecord,
   kind: OneTimeTokenKind,
   ttlMs: number,
-  jobId?: string,
+  opts: { now?: number; to?: string; jobId?: string } = {},
 ): Promise<void> {
   const token = newLinkToken();
-  await ctx.users.putOneTimeToken(project, { token_hash: sha256(token), kind, user_id: user.id, expires_at: ctx.clock() + ttlMs });
-  await sendMail(ctx, project, kind, user.email, { token }, jobId);
+  const now = opts.now ?? ctx.clock();
+  const email = kind === 'email-change' ? opts.to : undefined;
+  await ctx.users.putOneTimeToken(project, { token_hash: sha256(token), kind, user_id: user.id, expires_at: now + ttlMs, email });
+  await sendMail(ctx, project, kind, opts.to ?? user.email, { token }, opts.jobId);
 }
 
 /**
- * Mails a 24-hour verification link, unless the e-mail is already verified. `jobId` makes the
- * mail idempotent (sign-up passes one per user, so a retried sign-up mails once).
+ * Mails a 24-hour verification link, unless the e-mail is already verified or a verification
+ * mail went to this user in the last 60 s (then nothing is sent; the caller still says sent).
+ * With a `jobId` (sign-up passes one per user) the mail is idempotent by that id instead: a
+ * retried sign-up whose first mail never got queued still sends it, and never twice.
  */
-export async function sendVerification(ctx: AuthContext, project: ProjectId, user: UserRecord, jobId?: string): Promise<void> {
-  if (!user.email_verified) await sendLink(ctx, project, user, 'verify', VERIFY_LINK_TTL_MS, jobId);
+export async function sendVerification(
+  ctx: AuthContext,
+  project: ProjectId,
+  user: UserRecord,
+  now = ctx.clock(),
+  jobId?: string,
+): Promise<void> {
+  if (user.email_verified) return;
+  const slot = await mailSlot(ctx, project, 'verify', user.id, now);
+  if (!slot && jobId === undefined) return;
+  await sendLink(ctx, project, user, 'verify', VERIFY_LINK_TTL_MS, { now, jobId });
 }
 
 /** Marks the e-mail of the token's user verified. Invalid, expired or used token → 400. */
@@ -39,23 +63,41 @@ export async function confirmVerification(ctx: AuthContext, project: ProjectId, 
   return toPublicUser(user);
 }
 
-/** Mails a 1-hour reset link when the e-mail belongs to an active user. The caller always answers `{sent:true}`. */
-export async function forgotPassword(ctx: AuthContext, project: ProjectId, email: string): Promise<void> {
+/**
+ * Mails a 1-hour reset link when the e-mail belongs to an active user, at most once per user
+ * per 60 s. Runs after the route has answered `{sent:true}` (BackgroundWork), with the time of
+ * the request.
+ */
+export async function forgotPassword(ctx: AuthContext, project: ProjectId, email: string, now = ctx.clock()): Promise<void> {
   const user = await ctx.users.getUserByEmail(project, email);
-  if (user && user.status === 'active') await sendLink(ctx, project, user, 'reset', RESET_LINK_TTL_MS);
+  if (!user || user.status !== 'active') return;
+  if (!(await mailSlot(ctx, project, 'reset', user.id, now))) return;
+  await sendLink(ctx, project, user, 'reset', RESET_LINK_TTL_MS, { now });
 }
 
-/** Admin `send-reset`: mails a reset link to a user by id. Unknown user → 404. */
+/** Admin `send-reset`: mails a reset link to a user by id (not throttled: the secret key is trusted). Unknown user → 404. */
 export async function sendResetTo(ctx: AuthContext, project: ProjectId, userId: string): Promise<void> {
   const user = await ctx.users.getUser(project, userId);
   if (!user) throw new NotFoundError('No such user.');
   await sendLink(ctx, project, user, 'reset', RESET_LINK_TTL_MS);
 }
 
-/** Sets a new password from a reset token and ends every session of the user. Bad token → 400. */
+/**
+ * After any change of a user's password (reset, change, clearing by an OTP takeover): every
+ * outstanding reset link and the e-mail's live sign-in code stop working, and every session ends.
+ */
+export async function afterPasswordChange(ctx: AuthContext, project: ProjectId, user: UserRecord): Promise<void> {
+  await ctx.users.deleteOneTimeTokens(project, user.id, ['reset']);
+  await ctx.users.deleteOtp(project, user.email);
+  await ctx.sessions.revokeUser(project, user.id, ctx.clock());
+}
+
+/** Sets a new password from a reset token; older reset links, the live code and every session end. Bad token → 400. */
 export async function resetPassword(ctx: AuthContext, project: ProjectId, token: string, password: string): Promise<void> {
   const userId = await ctx.users.consumeOneTimeToken(project, 'reset', sha256(token), ctx.clock());
-  const user = userId ? await ctx.users.updateUser(project, userId, { password_hash: await ctx.passwords.hash(password) }) : null;
+  // The link reached the mailbox, so it also proves the address.
+  const patch = userId ? { password_hash: await ctx.passwords.hash(password), email_verified: true } : null;
+  const user = userId && patch ? await ctx.users.updateUser(project, userId, patch) : null;
   if (!user) throw invalidFields([{ field: 'token', message: INVALID_LINK }]);
-  await ctx.sessions.revokeUser(project, user.id, ctx.clock());
+  await afterPasswordChange(ctx, project, user);
 }

@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import Joi from 'joi';
 import { requestContext, requireSecretKey } from '@plinth/shared';
+import { userClaimsSchema } from '../domain/claims';
 import { displayNameSchema, emailSchema, passwordSchema, photoUrlSchema, validate } from '../domain/validation';
 import type { AuthContext } from '../flows/auth-context';
 import * as admin from '../flows/admin-users';
@@ -32,6 +33,7 @@ const schemas = {
     photo_url: photoUrlSchema.allow(null),
     email_verified: Joi.boolean().strict(),
     metadata: metadataSchema,
+    claims: userClaimsSchema,
   })
     .min(1)
     .messages({ 'object.min': 'must change at least one field' }),

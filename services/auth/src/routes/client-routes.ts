@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import Joi from 'joi';
 import { requestContext } from '@plinth/shared';
 import { toPublicUser } from '../domain/public-user';
@@ -7,8 +7,8 @@ import type { AuthContext } from '../flows/auth-context';
 import { refreshSession, signOut, userFromAccessToken } from '../flows/sessions';
 import { redeemOtp, requestOtp, signIn, signUp } from '../flows/sign-in';
 import { confirmVerification, forgotPassword, resetPassword, sendVerification } from '../flows/verification';
-import { USER_TOKEN_HEADER } from './guards';
-import type { LimitedEndpoint } from './rate-limits';
+import { accessTokenOf } from './guards';
+import type { RateLimits } from './rate-limits';
 
 const refreshTokenSchema = Joi.string().max(200).required();
 const linkTokenSchema = Joi.string().max(200).required();
@@ -27,8 +27,9 @@ const schemas = {
 };
 
 /** The client endpoints of Auth (contract §4, public key), relative to `/v1/projects/:project/auth`. */
-export function clientRoutes(ctx: AuthContext, limits: Record<LimitedEndpoint, RequestHandler[]>): Router {
+export function clientRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
   const r = Router();
+  const limits = rateLimits.endpoints;
 
   r.post('/signup', ...limits.signup, async (req, res) => {
     const body = validate(schemas.signup, req.body);
@@ -37,13 +38,16 @@ export function clientRoutes(ctx: AuthContext, limits: Record<LimitedEndpoint, R
 
   r.post('/signin', ...limits.signin, async (req, res) => {
     const body = validate(schemas.signin, req.body);
-    res.json(await signIn(ctx, requestContext(res).project, body));
+    const { project } = requestContext(res);
+    res.json(await rateLimits.signInFailures.guard(project, body.email, () => signIn(ctx, project, body)));
   });
 
   r.post('/otp/request', ...limits['otp-request'], async (req, res) => {
     const { email } = validate(schemas.email, req.body);
-    await requestOtp(ctx, requestContext(res).project, email);
+    const { project } = requestContext(res);
+    const now = ctx.clock();
     res.json({ sent: true });
+    ctx.background.run('otp/request', () => requestOtp(ctx, project, email, now));
   });
 
   r.post('/otp/redeem', ...limits['otp-redeem'], async (req, res) => {
@@ -64,19 +68,19 @@ export function clientRoutes(ctx: AuthContext, limits: Record<LimitedEndpoint, R
 
   r.post('/signout-all', async (req, res) => {
     const { project } = requestContext(res);
-    const { user } = await userFromAccessToken(ctx, project, req.get(USER_TOKEN_HEADER));
+    const { user } = await userFromAccessToken(ctx, project, accessTokenOf(req));
     await ctx.sessions.revokeUser(project, user.id, ctx.clock());
     res.json({ signed_out: true, everywhere: true });
   });
 
   r.get('/user', async (req, res) => {
-    const { user } = await userFromAccessToken(ctx, requestContext(res).project, req.get(USER_TOKEN_HEADER));
+    const { user } = await userFromAccessToken(ctx, requestContext(res).project, accessTokenOf(req));
     res.json({ user: toPublicUser(user) });
   });
 
   r.post('/verify/request', async (req, res) => {
     const { project } = requestContext(res);
-    const { user } = await userFromAccessToken(ctx, project, req.get(USER_TOKEN_HEADER));
+    const { user } = await userFromAccessToken(ctx, project, accessTokenOf(req));
     await sendVerification(ctx, project, user);
     res.json({ sent: true });
   });
@@ -88,8 +92,10 @@ export function clientRoutes(ctx: AuthContext, limits: Record<LimitedEndpoint, R
 
   r.post('/password/forgot', ...limits.forgot, async (req, res) => {
     const { email } = validate(schemas.email, req.body);
-    await forgotPassword(ctx, requestContext(res).project, email);
+    const { project } = requestContext(res);
+    const now = ctx.clock();
     res.json({ sent: true });
+    ctx.background.run('password/forgot', () => forgotPassword(ctx, project, email, now));
   });
 
   r.post('/password/reset', async (req, res) => {

@@ -4,7 +4,7 @@ import { requestContext, requireSecretKey, type JsonValue } from '@plinth/shared
 import { authSettingsPatchSchema } from '../domain/auth-settings';
 import { validate } from '../domain/validation';
 import type { AuthContext } from '../flows/auth-context';
-import { mintToken } from '../flows/mint-token';
+import { mintToken, revokeMinted } from '../flows/mint-token';
 import { RESERVED_CLAIMS } from '../tokens/access-tokens';
 import { requireProjectKey } from './guards';
 
@@ -23,6 +23,13 @@ const mintSchema = Joi.object<{ user_id: string; claims?: { [claim: string]: Jso
   expires_in: Joi.number().integer().strict().min(60).max(86_400).default(3600),
 });
 
+const revokeMintedSchema = Joi.object<{ user_id?: string; sid?: string }>({
+  user_id: Joi.string().min(1).max(128),
+  sid: Joi.string().min(1).max(128),
+})
+  .xor('user_id', 'sid')
+  .messages({ 'object.missing': 'must name user_id or sid', 'object.xor': 'must name user_id or sid, not both' });
+
 /**
  * Endpoints that work whether or not Auth is enabled: settings, minting, JWKS, key rotation.
  * Full paths under `/v1/projects/:project`.
@@ -40,6 +47,12 @@ export function projectRoutes(ctx: AuthContext): Router {
     const { project } = requireSecretKey(res);
     const body = validate(mintSchema, req.body);
     res.json(await mintToken(ctx, project, body));
+  });
+
+  r.post(`${base}/auth/tokens/revoke`, requireProjectKey, async (req, res) => {
+    const { project } = requireSecretKey(res);
+    const body = validate(revokeMintedSchema, req.body);
+    res.json({ revoked: await revokeMinted(ctx, project, body) });
   });
 
   r.post(`${base}/auth/keys/rotate`, requireProjectKey, async (_req, res) => {

@@ -18,6 +18,7 @@ type TokenDoc = OneTimeToken & { _id: string; project: string };
 type OtpDoc = { _id?: string; project: string; email: string; code_hash: string; expires_at: number; sent_at: number; attempts: number };
 type KeyDoc = SigningKeyRecord & { _id: string; project: string };
 type SettingsDoc = AuthSettings & { _id: string };
+type MailSlotDoc = { _id?: string; project: string; key: string; sent_at: number };
 
 const WRITE = { writeConcern: { w: 'majority' as const } };
 
@@ -36,7 +37,7 @@ function escapeRegex(s: string): string {
 
 function toUser(d: UserDoc): UserRecord {
   const { _id, project: _project, ...user } = d;
-  return user;
+  return { ...user, claims: user.claims ?? {} };
 }
 
 /** UserStore on MongoDB (cluster mode), official driver, majority writes. */
@@ -46,6 +47,7 @@ export class MongoUserStore implements UserStore {
   private readonly otps: Collection<OtpDoc>;
   private readonly keys: Collection<KeyDoc>;
   private readonly settings: Collection<SettingsDoc>;
+  private readonly mailSlots: Collection<MailSlotDoc>;
 
   private constructor(
     private readonly db: Db,
@@ -56,6 +58,7 @@ export class MongoUserStore implements UserStore {
     this.otps = db.collection<OtpDoc>('auth_otps', WRITE);
     this.keys = db.collection<KeyDoc>('auth_signing_keys', WRITE);
     this.settings = db.collection<SettingsDoc>('auth_settings', WRITE);
+    this.mailSlots = db.collection<MailSlotDoc>('auth_mail_slots', WRITE);
   }
 
   /** Creates the indexes the guarantees rely on (unique e-mail per project, one OTP per e-mail). */
@@ -67,6 +70,7 @@ export class MongoUserStore implements UserStore {
     ]);
     await store.tokens.createIndex({ project: 1, token_hash: 1 }, { name: 'project_token', unique: true });
     await store.otps.createIndex({ project: 1, email: 1 }, { name: 'project_email', unique: true });
+    await store.mailSlots.createIndex({ project: 1, key: 1 }, { name: 'project_key', unique: true });
     await store.keys.createIndex({ project: 1, created_at: -1 }, { name: 'project_created' });
     return store;
   }
@@ -128,9 +132,38 @@ export class MongoUserStore implements UserStore {
   }
 
   async consumeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<string | null> {
+    return (await this.takeOneTimeToken(project, kind, tokenHash, now))?.user_id ?? null;
+  }
+
+  async takeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<OneTimeToken | null> {
     await this.tokens.deleteMany({ project, expires_at: { $lte: now } });
     const d = await this.tokens.findOneAndDelete({ _id: `${project}/${tokenHash}`, kind, expires_at: { $gt: now } });
-    return d?.user_id ?? null;
+    if (!d) return null;
+    const { _id, project: _p, ...token } = d;
+    return token;
+  }
+
+  async deleteOneTimeTokens(project: ProjectId, userId: string, kinds: readonly OneTimeTokenKind[]): Promise<void> {
+    await this.tokens.deleteMany({ project, user_id: userId, kind: { $in: [...kinds] } });
+  }
+
+  async deleteOtp(project: ProjectId, email: string): Promise<void> {
+    await this.otps.deleteOne({ project, email: email.toLowerCase() });
+  }
+
+  async claimMailSlot(project: ProjectId, key: string, now: number, intervalMs: number): Promise<boolean> {
+    try {
+      await this.mailSlots.findOneAndUpdate(
+        { project, key, sent_at: { $lte: now - intervalMs } },
+        { $set: { sent_at: now } },
+        { upsert: true },
+      );
+      return true;
+    } catch (err) {
+      // A recent send exists: the filter missed it and the upsert hit the unique index.
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
   }
 
   async issueOtp(project: ProjectId, otp: OtpIssue): Promise<boolean> {

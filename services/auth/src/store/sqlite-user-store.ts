@@ -34,7 +34,17 @@ CREATE TABLE IF NOT EXISTS auth_signing_keys (
   created_at INTEGER NOT NULL, verify_until INTEGER, PRIMARY KEY (project, kid)
 );
 CREATE TABLE IF NOT EXISTS auth_settings (project TEXT PRIMARY KEY, settings TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS auth_mail_slots (
+  project TEXT NOT NULL, key TEXT NOT NULL, sent_at INTEGER NOT NULL, PRIMARY KEY (project, key)
+);
+CREATE INDEX IF NOT EXISTS auth_one_time_tokens_user ON auth_one_time_tokens (project, user_id);
 `;
+
+/** Columns added after the first release: [table, column, definition]. */
+const ADDED_COLUMNS: ReadonlyArray<readonly [string, string, string]> = [
+  ['auth_users', 'claims', "TEXT NOT NULL DEFAULT '{}'"],
+  ['auth_one_time_tokens', 'email', 'TEXT'],
+];
 
 interface UserRow {
   id: string;
@@ -45,6 +55,7 @@ interface UserRow {
   status: UserRecord['status'];
   password_hash: string | null;
   metadata: string;
+  claims: string;
   last_sign_in_at: string | null;
   created_at: string;
 }
@@ -58,14 +69,25 @@ interface KeyRow {
 }
 
 const USER_COLUMNS =
-  'id, email, email_verified, display_name, photo_url, status, password_hash, metadata, last_sign_in_at, created_at';
+  'id, email, email_verified, display_name, photo_url, status, password_hash, metadata, claims, last_sign_in_at, created_at';
 
 function fromRow(r: UserRow): UserRecord {
-  return { ...r, email_verified: r.email_verified === 1, metadata: JSON.parse(r.metadata) as UserRecord['metadata'] };
+  return {
+    ...r,
+    email_verified: r.email_verified === 1,
+    metadata: JSON.parse(r.metadata) as UserRecord['metadata'],
+    claims: JSON.parse(r.claims) as UserRecord['claims'],
+  };
 }
 
 function toRow(u: UserRecord): UserRow {
-  return { ...u, email: u.email.toLowerCase(), email_verified: u.email_verified ? 1 : 0, metadata: JSON.stringify(u.metadata) };
+  return {
+    ...u,
+    email: u.email.toLowerCase(),
+    email_verified: u.email_verified ? 1 : 0,
+    metadata: JSON.stringify(u.metadata),
+    claims: JSON.stringify(u.claims ?? {}),
+  };
 }
 
 function emailTaken(err: unknown): never {
@@ -77,6 +99,10 @@ function emailTaken(err: unknown): never {
 export class SqliteUserStore implements UserStore {
   constructor(private readonly db: SqliteDatabase) {
     db.exec(SCHEMA);
+    for (const [table, column, definition] of ADDED_COLUMNS) {
+      const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+      if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+    }
   }
 
   async createUser(project: ProjectId, user: UserRecord): Promise<void> {
@@ -84,7 +110,7 @@ export class SqliteUserStore implements UserStore {
       this.db
         .prepare(
           `INSERT INTO auth_users (project, ${USER_COLUMNS}) VALUES (@project, @id, @email, @email_verified, @display_name,
-           @photo_url, @status, @password_hash, @metadata, @last_sign_in_at, @created_at)`,
+           @photo_url, @status, @password_hash, @metadata, @claims, @last_sign_in_at, @created_at)`,
         )
         .run({ project, ...toRow(user) });
     } catch (err) {
@@ -118,7 +144,7 @@ export class SqliteUserStore implements UserStore {
         .prepare(
           `UPDATE auth_users SET email = @email, email_verified = @email_verified, display_name = @display_name,
            photo_url = @photo_url, status = @status, password_hash = @password_hash, metadata = @metadata,
-           last_sign_in_at = @last_sign_in_at WHERE project = @project AND id = @id`,
+           claims = @claims, last_sign_in_at = @last_sign_in_at WHERE project = @project AND id = @id`,
         )
         .run({ project, ...r });
       return fromRow(r);
@@ -154,21 +180,51 @@ export class SqliteUserStore implements UserStore {
   async putOneTimeToken(project: ProjectId, token: OneTimeToken): Promise<void> {
     this.db
       .prepare(
-        `INSERT INTO auth_one_time_tokens (project, token_hash, kind, user_id, expires_at)
-         VALUES (@project, @token_hash, @kind, @user_id, @expires_at)`,
+        `INSERT INTO auth_one_time_tokens (project, token_hash, kind, user_id, expires_at, email)
+         VALUES (@project, @token_hash, @kind, @user_id, @expires_at, @email)`,
       )
-      .run({ project, ...token });
+      .run({ project, ...token, email: token.email ?? null });
   }
 
   async consumeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<string | null> {
-    const consume = this.db.transaction((): string | null => {
+    return (await this.takeOneTimeToken(project, kind, tokenHash, now))?.user_id ?? null;
+  }
+
+  async takeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<OneTimeToken | null> {
+    const consume = this.db.transaction((): OneTimeToken | null => {
       this.db.prepare('DELETE FROM auth_one_time_tokens WHERE expires_at <= ?').run(now);
       const row = this.db
-        .prepare('DELETE FROM auth_one_time_tokens WHERE project = ? AND token_hash = ? AND kind = ? RETURNING user_id')
-        .get(project, tokenHash, kind) as { user_id: string } | undefined;
-      return row?.user_id ?? null;
+        .prepare(
+          `DELETE FROM auth_one_time_tokens WHERE project = ? AND token_hash = ? AND kind = ?
+           RETURNING token_hash, kind, user_id, expires_at, email`,
+        )
+        .get(project, tokenHash, kind) as (Omit<OneTimeToken, 'email'> & { email: string | null }) | undefined;
+      if (!row) return null;
+      const { email, ...token } = row;
+      return email === null ? token : { ...token, email };
     });
     return consume();
+  }
+
+  async deleteOneTimeTokens(project: ProjectId, userId: string, kinds: readonly OneTimeTokenKind[]): Promise<void> {
+    const del = this.db.prepare('DELETE FROM auth_one_time_tokens WHERE project = ? AND user_id = ? AND kind = ?');
+    this.db.transaction(() => {
+      for (const kind of kinds) del.run(project, userId, kind);
+    })();
+  }
+
+  async deleteOtp(project: ProjectId, email: string): Promise<void> {
+    this.db.prepare('DELETE FROM auth_otps WHERE project = ? AND email = ?').run(project, email.toLowerCase());
+  }
+
+  async claimMailSlot(project: ProjectId, key: string, now: number, intervalMs: number): Promise<boolean> {
+    const claimed = this.db
+      .prepare(
+        `INSERT INTO auth_mail_slots (project, key, sent_at) VALUES (@project, @key, @now)
+         ON CONFLICT (project, key) DO UPDATE SET sent_at = excluded.sent_at WHERE sent_at <= @cutoff`,
+      )
+      .run({ project, key, now, cutoff: now - intervalMs });
+    return claimed.changes > 0;
   }
 
   async issueOtp(project: ProjectId, otp: OtpIssue): Promise<boolean> {

@@ -8,6 +8,9 @@ import type { AuthSettings } from '../domain/auth-settings';
  */
 export type UserRecord = Omit<User, 'has_password'> & { password_hash: string | null };
 
+/** Most bytes of JSON a user's custom claims may take (PATCH /users/{id} `claims`). */
+export const MAX_USER_CLAIMS_BYTES = 1000;
+
 /** What adapters throw for a taken e-mail (a unique-index violation). */
 export function emailTakenError(): ConflictError {
   return new ConflictError('A user with this e-mail already exists.', {
@@ -26,7 +29,7 @@ export interface UserListQuery {
 }
 
 /** Purpose of a one-time link token. */
-export type OneTimeTokenKind = 'verify' | 'reset';
+export type OneTimeTokenKind = 'verify' | 'reset' | 'email-change';
 
 export interface OneTimeToken {
   /** sha256 of the token sent by mail; the token itself is never stored. */
@@ -35,6 +38,8 @@ export interface OneTimeToken {
   user_id: string;
   /** Epoch milliseconds. */
   expires_at: number;
+  /** `email-change`: the new address, which becomes the user's e-mail when the token is consumed. */
+  email?: string;
 }
 
 export interface OtpIssue {
@@ -84,6 +89,10 @@ export interface UserStore {
    * kind and has not expired at `now`; null otherwise. Of two racing callers at most one wins.
    */
   consumeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<string | null>;
+  /** As consumeOneTimeToken, answering the whole token (with its `email`), or null. */
+  takeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<OneTimeToken | null>;
+  /** Deletes every outstanding one-time token of these kinds of the user (a password change ends older reset links). */
+  deleteOneTimeTokens(project: ProjectId, userId: string, kinds: readonly OneTimeTokenKind[]): Promise<void>;
 
   /**
    * Replaces the e-mail's OTP code (one live code per e-mail, attempts reset) unless a code was
@@ -96,6 +105,15 @@ export interface UserStore {
    * false otherwise (a wrong guess counts). Atomic.
    */
   redeemOtp(project: ProjectId, email: string, codeHash: string, now: number, maxAttempts: number): Promise<boolean>;
+  /** Deletes the e-mail's live code, if any. */
+  deleteOtp(project: ProjectId, email: string): Promise<void>;
+
+  /**
+   * The mail throttle: records a send under `key` at `now` and returns true, unless a send was
+   * recorded under `key` after `now - intervalMs` (then false, nothing changes). Atomic: of two
+   * racing callers at most one gets true.
+   */
+  claimMailSlot(project: ProjectId, key: string, now: number, intervalMs: number): Promise<boolean>;
 
   /** Every signing key of the project, newest first (including retired ones still verifying). */
   listSigningKeys(project: ProjectId): Promise<SigningKeyRecord[]>;

@@ -25,6 +25,8 @@ export interface Call {
   key?: KeyKind;
   body?: object;
   userToken?: string;
+  /** Extra request headers. */
+  headers?: { [name: string]: string };
   /** The client address, sent as X-Forwarded-For (the gateway trusts one proxy hop here). */
   ip?: string;
   project?: string;
@@ -176,6 +178,7 @@ export class AuthTestService {
     }
     req = req.set('x-forwarded-for', c.ip ?? '203.0.113.7');
     if (c.userToken !== undefined) req = req.set('x-auth-user-token', c.userToken);
+    for (const [name, value] of Object.entries(c.headers ?? {})) req = req.set(name, value);
     const body = c.body as { password?: unknown } | undefined;
     if (body && typeof body.password === 'string') this.passwordsSent.add(body.password);
     const res = c.body === undefined ? await req : await req.send(c.body);
@@ -198,6 +201,7 @@ export class AuthTestService {
 
   /** Mail jobs the service enqueued for the project, newest first. */
   async mails(project: string, to?: string): Promise<MailJob[]> {
+    await this.service.idle(); // forgot and otp/request enqueue after answering
     return this.outbox.list(asProjectId(project), to);
   }
 

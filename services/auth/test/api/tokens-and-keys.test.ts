@@ -53,6 +53,8 @@ describe('Auth API: minting, JWKS and signing-key rotation', () => {
       exp: Math.floor(t.now / 1000) + 3600,
       role: 'editor',
       teams: ['a', 'b'],
+      // Recorded in the session store, so POST /auth/tokens/revoke can end it (docs/auth.md).
+      sid: expect.stringMatching(/^mnt_/),
     });
   });
 

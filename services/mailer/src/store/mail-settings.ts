@@ -27,7 +27,18 @@ export const noProjectMailSettings = {
   forProject: async () => null,
 } satisfies MailSettingsLookup;
 
-/** The project's settings with each missing value taken from the defaults. */
+/**
+ * The page Plinth serves itself for a project's links (the hosted action page): the gateway's
+ * public URL (PLINTH_PUBLIC_URL) + `/v1/projects/{project}/auth/action`.
+ */
+export function hostedActionUrl(publicUrl: string, project: ProjectId): string {
+  return `${publicUrl.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(project)}/auth/action`;
+}
+
+/**
+ * The project's settings with each missing value taken from the defaults. A project without
+ * its own `redirect_url` gets the hosted action page under `defaults.redirect_url` (the public URL).
+ */
 export async function resolveMailSettings(
   lookup: MailSettingsLookup,
   defaults: ProjectMailSettings,
@@ -36,6 +47,6 @@ export async function resolveMailSettings(
   const own = await lookup.forProject(project);
   return {
     mail_from: own?.mail_from || defaults.mail_from,
-    redirect_url: own?.redirect_url || defaults.redirect_url,
+    redirect_url: own?.redirect_url || hostedActionUrl(defaults.redirect_url, project),
   };
 }

@@ -1,4 +1,4 @@
-import type { MailKind, ProjectId } from '@plinth/shared';
+import type { MailJob, MailKind, ProjectId } from '@plinth/shared';
 
 /** A message kept by the dev mailbox, as `GET /mailbox` returns it (DESIGN.md §4). */
 export interface MailboxMessage {
@@ -9,7 +9,7 @@ export interface MailboxMessage {
   text: string;
   html: string;
   kind: MailKind;
-  data: { token: string } | { code: string };
+  data: MailJob['data'];
   /** ISO 8601, when the message was delivered to the mailbox. */
   created_at: string;
 }

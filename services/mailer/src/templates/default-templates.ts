@@ -28,13 +28,20 @@ Confirm your e-mail address ({{to}}) for {{project}} by opening this link:
 
 {{link}}
 
-The link expires in 24 hours. If you did not sign up, you can ignore this message.
+The link expires in 24 hours.
+
+If you did not sign up: someone else used your address. Do not open the link. To take the
+account over, ask {{project}} for a sign-in code with this address, or reset its password;
+either one ends every session and every password someone else set.
 `,
     html: htmlPage(`<p>Hello,</p>
 <p>Confirm your e-mail address ({{to}}) for {{project}}:</p>
 <p><a href="{{link}}">Confirm my e-mail address</a></p>
 <p>Or paste this link into your browser: {{link}}</p>
-<p>The link expires in 24 hours.</p>`),
+<p>The link expires in 24 hours.</p>
+<p>If you did not sign up: someone else used your address. Do not open the link. To take the
+account over, ask {{project}} for a sign-in code with this address, or reset its password;
+either one ends every session and every password someone else set.</p>`),
   },
   reset: {
     subject: 'Reset your {{project}} password',
@@ -51,6 +58,37 @@ The link expires in 1 hour and works once. If you did not ask for it, you can ig
 <p><a href="{{link}}">Choose a new password</a></p>
 <p>Or paste this link into your browser: {{link}}</p>
 <p>The link expires in 1 hour and works once.</p>`),
+  },
+  'email-change': {
+    subject: 'Confirm your new e-mail address for {{project}}',
+    txt: `Hello,
+
+Someone asked to use this address ({{to}}) for an account on {{project}}. To confirm it, open this link:
+
+{{link}}
+
+The link expires in 24 hours and works once. Until it is opened, the account keeps its old address.
+If you did not ask for it, you can ignore this message.
+`,
+    html: htmlPage(`<p>Hello,</p>
+<p>Someone asked to use this address ({{to}}) for an account on {{project}}.</p>
+<p><a href="{{link}}">Confirm my new e-mail address</a></p>
+<p>Or paste this link into your browser: {{link}}</p>
+<p>The link expires in 24 hours and works once. Until it is opened, the account keeps its old address.</p>`),
+  },
+  'email-changed': {
+    subject: 'Your {{project}} e-mail address is being changed',
+    txt: `Hello,
+
+Someone signed in to your {{project}} account ({{to}}) asked to change its e-mail address to {{new_email}}.
+The change happens only when the link sent to {{new_email}} is opened.
+
+If this was not you, change your password now and sign out everywhere, or contact {{project}}.
+`,
+    html: htmlPage(`<p>Hello,</p>
+<p>Someone signed in to your {{project}} account ({{to}}) asked to change its e-mail address to {{new_email}}.</p>
+<p>The change happens only when the link sent to {{new_email}} is opened.</p>
+<p>If this was not you, change your password now and sign out everywhere, or contact {{project}}.</p>`),
   },
   otp: {
     subject: 'Your {{project}} sign-in code: {{code}}',

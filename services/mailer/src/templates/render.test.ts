@@ -26,6 +26,22 @@ describe('renderMail', () => {
     expect(mail.html).toContain('<a href="https://app.acme.test/auth?token=tok123&amp;type=verify">');
   });
 
+  it('the verify mail says what to do if the reader did not sign up', () => {
+    const mail = renderMail(job(), settings, DEFAULT_TEMPLATES.verify);
+    expect(mail.text).toContain('If you did not sign up');
+    expect(mail.text).toContain('sign-in code');
+    expect(mail.html).toContain('If you did not sign up');
+  });
+
+  it('renders the email-change link (to the new address) and the email-changed notice (to the old one)', () => {
+    const change = renderMail(job({ kind: 'email-change', to: 'new@example.com' }), settings, DEFAULT_TEMPLATES['email-change']);
+    expect(change.text).toContain('https://app.acme.test/auth?token=tok123&type=email-change');
+    const notice = renderMail(job({ kind: 'email-changed', data: { new_email: 'new@example.com' } }), settings, DEFAULT_TEMPLATES['email-changed']);
+    expect(notice.subject).toBe('Your acme e-mail address is being changed');
+    expect(notice.text).toContain('new@example.com');
+    expect(notice.text).not.toContain('http');
+  });
+
   it('renders the otp mail with the code and no link', () => {
     const mail = renderMail(job({ kind: 'otp', data: { code: '004271' } }), settings, DEFAULT_TEMPLATES.otp);
     expect(mail.subject).toBe('Your acme sign-in code: 004271');

@@ -1,4 +1,4 @@
-import type { MailJob } from '@plinth/shared';
+import type { LinkMailKind, MailJob } from '@plinth/shared';
 import type { ProjectMailSettings } from '../store/mail-settings';
 import type { MailTemplate } from './default-templates';
 
@@ -30,8 +30,8 @@ export function interpolate(template: string, vars: TemplateVariables, encode: (
   return template.replace(VARIABLE, (whole, name: string) => (name in vars ? encode(vars[name]!) : whole));
 }
 
-/** The link a verify/reset mail carries: the project's redirect URL with `?token=…&type=…`. */
-export function mailLink(redirectUrl: string, kind: 'verify' | 'reset', token: string): string {
+/** The link a verify/reset/email-change mail carries: the project's redirect URL with `?token=…&type=…`. */
+export function mailLink(redirectUrl: string, kind: LinkMailKind, token: string): string {
   const url = new URL(redirectUrl);
   url.searchParams.set('token', token);
   url.searchParams.set('type', kind);
@@ -39,14 +39,16 @@ export function mailLink(redirectUrl: string, kind: 'verify' | 'reset', token: s
 }
 
 /**
- * Template variables of a job: `project`, `to`, and `link` + `token` (verify, reset) or
- * `code` (otp).
+ * Template variables of a job: `project`, `to`, and `link` + `token` (verify, reset,
+ * email-change), `code` (otp) or `new_email` (email-changed).
  */
 export function templateVariables(job: MailJob, settings: ProjectMailSettings): TemplateVariables {
   const vars: TemplateVariables = { project: job.project, to: job.to };
   if ('code' in job.data) {
     vars.code = job.data.code;
-  } else if (job.kind === 'verify' || job.kind === 'reset') {
+  } else if ('new_email' in job.data) {
+    vars.new_email = job.data.new_email;
+  } else if (job.kind === 'verify' || job.kind === 'reset' || job.kind === 'email-change') {
     vars.token = job.data.token;
     vars.link = mailLink(settings.redirect_url, job.kind, job.data.token);
   }

@@ -5,8 +5,10 @@
 import { Router, type Request, type Response } from 'express';
 import { requestContext } from '@plinth/shared';
 import type { AuthInfo } from '../domain/access-policy';
+import { assertUserTokenHeader } from './user-token-header';
 import type { Caller } from '../operations/caller';
 import type { CollectionOperations } from '../operations/collection-operations';
+import type { RecordImport } from '../operations/record-import';
 import type { RecordOperations } from '../operations/record-operations';
 
 export type AuthenticateUser = (req: Request) => Promise<AuthInfo | null>;
@@ -14,6 +16,7 @@ export type AuthenticateUser = (req: Request) => Promise<AuthInfo | null>;
 export interface RecordsRoutesDeps {
   collections: CollectionOperations;
   records: RecordOperations;
+  importer: RecordImport;
   authenticateUser: AuthenticateUser;
 }
 
@@ -27,12 +30,13 @@ function param(req: Request, name: string): string {
 }
 
 export function recordsRoutes(deps: RecordsRoutesDeps): Router {
-  const { collections, records, authenticateUser } = deps;
+  const { collections, records, importer, authenticateUser } = deps;
   const router = Router();
 
   /** Record operations resolve the user token (X-Db-User-Token) unless the secret key is used. */
   async function caller(req: Request, res: Response): Promise<Caller> {
     const ctx = requestContext(res);
+    if (ctx.keyKind !== 'secret') assertUserTokenHeader(req.headers);
     const auth = ctx.keyKind === 'secret' ? null : await authenticateUser(req);
     return { project: ctx.project, keyKind: ctx.keyKind, auth };
   }
@@ -69,6 +73,10 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
     const created = await records.create(await caller(req, res), param(req, 'collection'), req.body, req.get('idempotency-key'));
     if (created.replayed) res.set('Idempotent-Replayed', 'true');
     res.status(201).json({ record: created.record });
+  });
+  // Custom method (`records:import`): the colon is escaped so it is not read as a parameter.
+  router.post(`${RECORDS}\\:import`, async (req, res) => {
+    res.json(await importer.import(keyOnly(res), param(req, 'collection'), req.body));
   });
   router.get(RECORD, async (req, res) => {
     res.json({ record: await records.get(await caller(req, res), param(req, 'collection'), param(req, 'id')) });

@@ -188,8 +188,10 @@ function resolve(node: Node): Ref {
   switch (root) {
     case 'auth':
       if (first === undefined) return { kind: 'auth' };
-      if (first === 'claims') {
-        if (second === undefined) return fail('use auth.claims.<name>', path[0]);
+      // auth.token.<name> (as in other BaaS rule languages) and auth.claims.<name> are one thing:
+      // a custom claim of the user token (minted claims, or claims an admin set on an Auth user).
+      if (first === 'claims' || first === 'token') {
+        if (second === undefined) return fail(`use auth.${first}.<name>`, path[0]);
         if (names.length > 2) return fail('nested claim access is not allowed', path[2]);
         return { kind: 'claim', name: second };
       }

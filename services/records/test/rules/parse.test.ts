@@ -32,6 +32,11 @@ describe('parseRule', () => {
     });
   });
 
+  it('auth.token.<name> reads the same claim as auth.claims.<name>', () => {
+    expect(parseRule('auth.token.role == "admin"')).toMatchObject({ left: { type: 'ref', ref: { kind: 'claim', name: 'role' } } });
+    expect(parseRule('auth.claims.role == "admin"')).toMatchObject({ left: { type: 'ref', ref: { kind: 'claim', name: 'role' } } });
+  });
+
   it('caches failures too, with their position', () => {
     expect(() => parseRule('record.a + 1')).toThrow(RuleSyntaxError);
     expect(() => parseRule('record.a + 1')).toThrow(expect.objectContaining({ position: 0 }));

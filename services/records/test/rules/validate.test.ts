@@ -30,7 +30,7 @@ describe('rules refused by validateRules (400 naming the rule and the position)'
     // Names outside the allowlist
     ['read', 'owner == auth.uid', 0, /unknown name owner/],
     ['read', 'auth.uid == user.id', 12, /unknown name user/],
-    ['read', 'auth.token == "x"', 5, /unknown name auth\.token/],
+    ['read', 'auth.token == "x"', 5, /use auth\.token\.<name>/],
     ['read', 'auth.claims == "x"', 5, /use auth\.claims\.<name>/],
     ['read', 'auth.claims.org.id == "x"', 16, /nested claim access/],
     ['read', 'request.method == "GET"', 8, /unknown name request\.method/],

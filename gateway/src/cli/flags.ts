@@ -1,0 +1,35 @@
+import type { ConnectionFlags } from './client';
+
+/** Every option the CLI knows (parsed strictly: an unknown option is a usage error). */
+export const OPTIONS = {
+  url: { type: 'string' },
+  'admin-key': { type: 'string' },
+  'secret-key': { type: 'string' },
+  project: { type: 'string' },
+  'data-dir': { type: 'string' },
+  name: { type: 'string' },
+  where: { type: 'string' },
+  'order-by': { type: 'string' },
+  direction: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  search: { type: 'string' },
+  out: { type: 'string', short: 'o' },
+  'dry-run': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+export interface Flags extends ConnectionFlags {
+  name?: string;
+  where?: string;
+  'order-by'?: string;
+  direction?: string;
+  limit?: string;
+  cursor?: string;
+  search?: string;
+  out?: string;
+  'dry-run'?: boolean;
+  help?: boolean;
+  version?: boolean;
+}

@@ -1,0 +1,95 @@
+/** The CLI's help texts: `plinth help`, `plinth help <command>`, `plinth <command> --help`. */
+
+export const CONNECTION = `Connection (flags win over the environment):
+  --url URL            gateway base URL     $PLINTH_URL, else $PLINTH, else http://localhost:8080
+  --admin-key KEY      operator key         $PLINTH_ADMIN_KEY, else <data dir>/credentials.json
+  --project ID         project              $PLINTH_PROJECT, else demo
+  --secret-key KEY     project secret key   $PLINTH_SECRET_KEY, else demo's key in credentials.json
+  --data-dir DIR       where standalone mode wrote credentials.json   $PLINTH_DATA_DIR, else ./data
+`;
+
+export const MAIN = `Usage: plinth <command> [arguments] [options]
+
+Commands:
+  projects     list, create, show and delete projects            (operator key)
+  keys         create and revoke a project's API keys            (operator key)
+  collections  list, show, create from a JSON file, delete       (secret key)
+  records      list with --where, get, export to NDJSON, import  (secret key)
+  users        list, disable, enable, send a password reset      (secret key)
+  apply        make the project's collections match a schema file (secret key)
+  pull         write a schema file from the live project          (secret key)
+  doctor       check the server, the keys and the configuration
+  help         this text, or \`plinth help <command>\`
+
+Options: --help (-h) on any command, --version (-v).
+
+${CONNECTION}
+Docs: docs/cli.md in the Plinth repository.
+`;
+
+export const COMMANDS: Readonly<Record<string, string>> = {
+  projects: `Usage:
+  plinth projects list
+  plinth projects create [id] [--name NAME]   prints the new project's keys (shown once)
+  plinth projects show <id>
+  plinth projects delete <id>
+Over the operator API (/v1/admin); needs the operator key.
+`,
+  keys: `Usage:
+  plinth keys create <project> <public|secret>   prints the new key (shown once)
+  plinth keys revoke <project> <key_id>
+Over the operator API (/v1/admin); needs the operator key.
+`,
+  collections: `Usage:
+  plinth collections list
+  plinth collections show <name>
+  plinth collections create <file.json>   {"name", "fields", "rules"?}, or what "show" printed
+  plinth collections delete <name>        deletes every record of it too
+Needs the project's secret key.
+`,
+  records: `Usage:
+  plinth records list <collection> [--where JSON] [--order-by F] [--direction asc|desc] [--limit N]
+                      [--cursor C]                  the next page: the same query and the cursor printed
+  plinth records get <collection> <id>
+  plinth records export <collection> [--out FILE]   every record, one JSON object per line (NDJSON)
+  plinth records import <collection> <FILE|->       restores an export (same ids, versions and
+                                                    timestamps); a line without "id" is created
+                                                    with an Idempotency-Key derived from its content.
+                                                    Re-running an import creates nothing new.
+Needs the project's secret key.
+`,
+  users: `Usage:
+  plinth users list [--search TEXT] [--limit N]
+  plinth users disable <user_id>      also ends every session of the user
+  plinth users enable <user_id>
+  plinth users send-reset <user_id>   mails a password-reset link
+Needs the project's secret key, and Auth enabled on the project.
+`,
+  apply: `Usage:
+  plinth apply [plinth.schema.json] [--dry-run]
+Creates and updates the project's collections so their fields and rules match the file
+{"collections": {"<name>": {"fields": {...}, "rules": {...}}}}, printing each change.
+Fields and rules missing from the file are removed from that collection (a removed field's
+values are deleted). Collections missing from the file are left alone. --dry-run prints the
+changes and makes none. Needs the project's secret key.
+`,
+  pull: `Usage:
+  plinth pull [plinth.schema.json | -]
+Writes the live project's collections (fields and rules) to the file, or to stdout with "-".
+Needs the project's secret key.
+`,
+  doctor: `Usage:
+  plinth doctor
+Checks that the server answers /healthz and /readyz, that the operator key and the project's
+secret key are valid (each is checked when given), and that the settings are sane. Prints one
+line per check; exits 1 when any check fails.
+`,
+  help: `Usage:
+  plinth help [command]
+`,
+};
+
+export function commandHelp(command: string): string {
+  const text = COMMANDS[command];
+  return text ? `${text}\n${CONNECTION}` : MAIN;
+}

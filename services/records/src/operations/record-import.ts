@@ -1,0 +1,86 @@
+/**
+ * `POST …/collections/{c}/records:import` (secret key only): restores records exactly as an
+ * export wrote them — same id, version, created_at and updated_at — so export → delete the
+ * collection → import gives back the same records. A record whose id is already stored is left
+ * as it is and counted as `existing`, which makes a re-run of the same import create nothing.
+ * User fields are validated as on create (unknown, wrong type, missing required → 400).
+ */
+import { ConflictError, ForbiddenError, InvalidRequestError, type RecordDoc } from '@plinth/shared';
+import { refuseUnknownKeys } from '../domain/collection-definition';
+import { validateNewData } from '../domain/record-data';
+import type { RecordStore } from '../store/record-store';
+import { bypassesRules, type Caller } from './caller';
+import type { CollectionOperations } from './collection-operations';
+
+/** At most this many records per request; the CLI sends larger files in batches. */
+export const IMPORT_BATCH_LIMIT = 1000;
+const RECORD_ID = /^rec_[0-9a-hjkmnp-tv-z]{26}$/;
+
+export interface ImportResult {
+  imported: number;
+  existing: number;
+}
+
+function timestamp(v: unknown, field: string, index: number): string {
+  const ms = typeof v === 'string' && /(Z|[+-]\d\d:\d\d)$/.test(v) ? Date.parse(v) : NaN;
+  if (Number.isNaN(ms)) {
+    throw new InvalidRequestError(`records[${index}].${field} must be an ISO 8601 timestamp with a time zone.`, { index, field });
+  }
+  return new Date(ms).toISOString();
+}
+
+export class RecordImport {
+  constructor(
+    private readonly store: RecordStore,
+    private readonly collections: CollectionOperations,
+  ) {}
+
+  async import(caller: Caller, name: string, rawBody: unknown): Promise<ImportResult> {
+    if (!bypassesRules(caller)) throw new ForbiddenError('Importing records needs the secret key.');
+    const collection = await this.collections.load(caller.project, name);
+    if (typeof rawBody !== 'object' || rawBody === null || Array.isArray(rawBody)) {
+      throw new InvalidRequestError('The body must be a JSON object like {"records":[...]}.', { field: 'body' });
+    }
+    const b = rawBody as { [k: string]: unknown };
+    refuseUnknownKeys(b, ['records']);
+    if (!Array.isArray(b.records) || b.records.length > IMPORT_BATCH_LIMIT) {
+      throw new InvalidRequestError(`"records" must be an array of at most ${IMPORT_BATCH_LIMIT} records.`, { field: 'records' });
+    }
+    // Validate the whole batch first, so a bad record imports nothing of its batch.
+    const docs: RecordDoc[] = b.records.map((raw: unknown, index) => {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        throw new InvalidRequestError(`records[${index}] must be an object.`, { index });
+      }
+      const { id, version, created_at, updated_at, ...data } = raw as { [k: string]: unknown };
+      if (typeof id !== 'string' || !RECORD_ID.test(id)) {
+        throw new InvalidRequestError(`records[${index}].id must be a record id (rec_…).`, { index, field: 'id' });
+      }
+      if (!Number.isSafeInteger(version) || (version as number) < 1) {
+        throw new InvalidRequestError(`records[${index}].version must be a positive integer.`, { index, field: 'version' });
+      }
+      return {
+        id,
+        version: version as number,
+        created_at: timestamp(created_at, 'created_at', index),
+        updated_at: timestamp(updated_at, 'updated_at', index),
+        ...validateNewData(collection, data),
+      };
+    });
+    const result: ImportResult = { imported: 0, existing: 0 };
+    for (const doc of docs) {
+      if (await this.store.getRecord(caller.project, collection, doc.id)) {
+        result.existing++;
+        continue;
+      }
+      try {
+        await this.store.insertRecord(caller.project, collection, doc);
+        result.imported++;
+      } catch (err) {
+        // Another import of the same id won the race: the record is there, as this one asks.
+        if (err instanceof ConflictError && (await this.store.getRecord(caller.project, collection, doc.id))) result.existing++;
+        else throw err;
+      }
+    }
+    return result;
+  }
+}
