@@ -20,7 +20,8 @@ COPY services services
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim AS runtime
-ENV NODE_ENV=production PLINTH_DATA_DIR=/data
+# HOST: standalone listens on 127.0.0.1 by default; in a container it must accept the published port.
+ENV NODE_ENV=production PLINTH_DATA_DIR=/data HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules node_modules

@@ -24,6 +24,7 @@ const common = {
 /** The suites that reach Plinth only through the harness' gateway, so they run in both topologies. */
 const CLUSTER_SUITES = [
   '<rootDir>/gateway/test/gateway.int.test.ts',
+  '<rootDir>/gateway/test/project-purge.int.test.ts',
   '<rootDir>/services/records/test/api/**/*.test.ts',
 ];
 

@@ -6,6 +6,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   PlinthError,
+  UnauthorizedError,
   UnavailableError,
   createMetrics,
   errorHandler,
@@ -16,8 +17,10 @@ import {
   type KeyKind,
 } from '@plinth/shared';
 import { bodyDeadline } from './body-deadline';
-import { bearer } from './keys';
+import { bearer, safeEqual } from './keys';
 import { KeyAuthenticator } from './key-authenticator';
+import { ProjectDeletion } from './purge/project-deletion';
+import type { ServicePurge } from './purge/service-purges';
 import { adminRoutes } from './routes/admin';
 import { matchRoute, type ServiceName } from './routing';
 import type { ProjectStore } from './store/project-store';
@@ -39,11 +42,22 @@ export interface GatewayOptions {
   bodyTimeoutMs?: number;
   /** More readiness checks (standalone: free space under PLINTH_DATA_DIR); throw when not ready. */
   ready?: () => Promise<void>;
+  /** Every service holding project data, purged when a project is deleted (default none). */
+  purges?: ServicePurge[];
+  /** First delay between retries of an unfinished purge (default 5 s). */
+  purgeRetryMs?: number;
 }
 
 export interface Gateway {
   app: Express;
   keys: KeyAuthenticator;
+  /** Project deletion and purges; `resume()` after start, `close()` at shutdown. */
+  deletion: ProjectDeletion;
+  /**
+   * `/metrics` alone, without the operator key: serve it on a port that only the scraper can
+   * reach (PLINTH_METRICS_PORT), never on the public one.
+   */
+  metricsApp: Express;
 }
 
 /** Refuses a declared body over 1 MiB before anything reads it (services also cap streamed bodies). */
@@ -66,6 +80,13 @@ function stripInternalHeaders(req: express.Request): void {
 export function createGatewayApp(opts: GatewayOptions): Gateway {
   const app = express();
   const keys = new KeyAuthenticator(opts.store, { cacheTtlMs: opts.keyCacheTtlMs });
+  const deletion = new ProjectDeletion({
+    store: opts.store,
+    purges: opts.purges ?? [],
+    logger: opts.logger,
+    retryMs: opts.purgeRetryMs ?? 5000,
+    onDeleted: () => keys.forget(),
+  });
   const metrics = createMetrics('gateway', { defaultMetrics: true });
   app.disable('x-powered-by');
   app.set('trust proxy', opts.trustProxy ?? false);
@@ -100,10 +121,14 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     }
     res.json({ status: 'ready', service: 'gateway' });
   });
-  app.get('/metrics', metrics.handler);
+  // On the public port, metrics (traffic, latencies, process figures) are for the operator only.
+  app.get('/metrics', (req, _res, next) => {
+    const key = bearer(req.headers.authorization);
+    next(key && safeEqual(key, opts.adminKey) ? undefined : new UnauthorizedError('/metrics needs the operator key.'));
+  }, metrics.handler);
   app.use(bodyLimit);
   app.use(bodyDeadline(opts.bodyTimeoutMs ?? 10_000));
-  app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey }));
+  app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey, deletion }));
 
   app.use(async (req, res, next) => {
     const route = matchRoute(req.method, req.path);
@@ -123,5 +148,10 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
 
   app.use(notFoundHandler);
   app.use(errorHandler(opts.logger));
-  return { app, keys };
+  const metricsApp = express();
+  metricsApp.disable('x-powered-by');
+  metricsApp.get('/metrics', metrics.handler);
+  metricsApp.use(notFoundHandler);
+  metricsApp.use(errorHandler(opts.logger));
+  return { app, keys, deletion, metricsApp };
 }

@@ -10,6 +10,9 @@ const shared = {
   PLINTH_KEY_CACHE_TTL_MS: Joi.number().integer().min(0).max(600_000).default(5000),
   PLINTH_TRUST_PROXY: Joi.number().integer().min(0).max(10).default(0),
   PLINTH_BODY_TIMEOUT_MS: Joi.number().integer().min(100).max(300_000).default(10_000),
+  PLINTH_METRICS_PORT: Joi.number().integer().min(1).max(65535),
+  PLINTH_PURGE_RETRY_MS: Joi.number().integer().min(10).max(600_000).default(5000),
+  PLINTH_PURGE_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(10_000),
   LOG_LEVEL: commonConfig.logLevel,
 };
 
@@ -21,6 +24,12 @@ export interface GatewaySharedConfig {
   PLINTH_TRUST_PROXY: number;
   /** Longest time to receive a request body before 408. */
   PLINTH_BODY_TIMEOUT_MS: number;
+  /** When set, `/metrics` is also served without the operator key on this port (for Prometheus). */
+  PLINTH_METRICS_PORT?: number;
+  /** First delay between retries of a project purge a service did not finish (doubles up to 60 s). */
+  PLINTH_PURGE_RETRY_MS: number;
+  /** Cluster: how long the gateway waits for one service to purge a project. */
+  PLINTH_PURGE_TIMEOUT_MS: number;
   LOG_LEVEL: string;
 }
 
@@ -55,7 +64,8 @@ export interface StandaloneConfig extends GatewaySharedConfig {
 export const standaloneConfigSchema = Joi.object<StandaloneConfig>({
   ...shared,
   PORT: commonConfig.port(8080),
-  HOST: Joi.string().default('0.0.0.0'),
+  // Loopback unless told otherwise: a laptop's Plinth is not offered to the whole network.
+  HOST: Joi.string().default('127.0.0.1'),
   PLINTH_ADMIN_KEY: Joi.string().min(20),
   PLINTH_INTERNAL_SECRET: commonConfig.internalSecret,
 });

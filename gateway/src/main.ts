@@ -1,12 +1,15 @@
-import { createLogger, exitOnConfigError, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
+import { createLogger, installProcessHandlers, loadConfigOrExit, refusePlaceholders, requireClusterStorage, runMain, serve } from '@plinth/shared';
 import { createGatewayApp } from './app';
 import { gatewayConfigSchema, parseOrigins, parseUrlList, type GatewayConfig } from './config';
 import { createProjectStore } from './store/from-config';
+import { httpPurges } from './purge/service-purges';
 import { proxyUpstream } from './upstreams';
 
 /** Cluster mode: the gateway as its own process, proxying to the services' URLs. */
 async function main(): Promise<void> {
   const config: GatewayConfig = loadConfigOrExit(gatewayConfigSchema);
+  refusePlaceholders();
+  requireClusterStorage('gateway');
   const logger = createLogger('gateway', config.LOG_LEVEL);
   const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR });
   const upstreams = {
@@ -14,7 +17,7 @@ async function main(): Promise<void> {
     auth: proxyUpstream('auth', parseUrlList(config.AUTH_URL), logger, config.PLINTH_INTERNAL_SECRET),
     mailer: proxyUpstream('mailer', parseUrlList(config.MAILER_URL), logger, config.PLINTH_INTERNAL_SECRET),
   };
-  const { app } = createGatewayApp({
+  const gateway = createGatewayApp({
     store,
     upstreams,
     adminKey: config.PLINTH_ADMIN_KEY,
@@ -23,18 +26,37 @@ async function main(): Promise<void> {
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
     trustProxy: config.PLINTH_TRUST_PROXY,
     bodyTimeoutMs: config.PLINTH_BODY_TIMEOUT_MS,
+    // Every replica listed in each URL variable purges (and drops its caches); auth first.
+    purges: httpPurges(
+      [
+        ['auth', parseUrlList(config.AUTH_URL)],
+        ['records', parseUrlList(config.RECORDS_URL)],
+        ['mailer', parseUrlList(config.MAILER_URL)],
+      ],
+      config.PLINTH_INTERNAL_SECRET,
+      config.PLINTH_PURGE_TIMEOUT_MS,
+    ),
+    purgeRetryMs: config.PLINTH_PURGE_RETRY_MS,
   });
+  const { app, deletion } = gateway;
   const served = await serve(app, {
     port: config.PORT,
     logger,
     onShutdown: async () => {
+      deletion.close();
       for (const u of Object.values(upstreams)) u.close();
       await store.close();
     },
   });
-  installProcessHandlers(served.shutdown, logger);
-  logger.info({ port: served.port }, 'gateway listening');
+  // Prometheus scrapes here without the operator key; keep this port off the public network.
+  const metricsServed = config.PLINTH_METRICS_PORT ? await serve(gateway.metricsApp, { port: config.PLINTH_METRICS_PORT, logger }) : null;
+  installProcessHandlers(async (how) => {
+    // The API first (unready, grace, drain), then the metrics listener at once.
+    await served.shutdown(how);
+    await metricsServed?.shutdown({ graceMs: 0 });
+  }, logger);
+  logger.info({ port: served.port, metrics_port: metricsServed?.port }, 'gateway listening');
+  await deletion.resume();
 }
 
-// A start-up ConfigError (bad variable, unwritable PLINTH_DATA_DIR) is one line and exit 1.
-main().catch(exitOnConfigError);
+runMain(main);

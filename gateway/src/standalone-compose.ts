@@ -8,12 +8,15 @@ import { createGatewayApp, type Gateway } from './app';
 import { parseOrigins, type StandaloneConfig } from './config';
 import { createProjectStore } from './store/from-config';
 import type { ProjectStore } from './store/project-store';
+import { inProcessPurges, type ServicePurge } from './purge/service-purges';
 import { inProcessUpstream } from './upstreams';
 
 export interface Standalone {
   gateway: Gateway;
   store: ProjectStore;
   services: BuiltService[];
+  /** What a project deletion purges, in order (tests may add to it). */
+  purges: ServicePurge[];
   /** Closes services, then the project store. */
   close: () => Promise<void>;
 }
@@ -45,6 +48,8 @@ export async function composeStandalone(
     queue,
     mailSettings: { forProject: async (project) => auth.settings.get(project) },
   });
+  // Auth first: its sessions are revoked before anything else is deleted.
+  const purges = inProcessPurges([auth, records, mailer]);
   const gateway = createGatewayApp({
     store,
     upstreams: {
@@ -59,13 +64,18 @@ export async function composeStandalone(
     trustProxy: config.PLINTH_TRUST_PROXY,
     bodyTimeoutMs: config.PLINTH_BODY_TIMEOUT_MS,
     ready: async () => assertDiskSpace(config.PLINTH_DATA_DIR),
+    purges,
+    purgeRetryMs: config.PLINTH_PURGE_RETRY_MS,
   });
+  await gateway.deletion.resume();
   const services = [records, auth, mailer];
   return {
     gateway,
     store,
     services,
+    purges,
     close: async () => {
+      gateway.deletion.close();
       for (const s of services) await s.close();
       await queue.close();
       await store.close();

@@ -1,4 +1,4 @@
-import { createLogger, exitOnConfigError, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
+import { createLogger, installProcessHandlers, loadConfigOrExit, runMain, serve } from '@plinth/shared';
 import { ensureDemoProject, resolveAdminKey } from './bootstrap';
 import { standaloneConfigSchema, type StandaloneConfig } from './config';
 import { composeStandalone } from './standalone-compose';
@@ -11,12 +11,21 @@ async function main(): Promise<void> {
   const plinth = await composeStandalone({ ...config, PLINTH_ADMIN_KEY: admin.key }, process.env, logger);
   const demo = await ensureDemoProject(config.PLINTH_DATA_DIR, plinth.store, plinth.gateway.keys);
   const served = await serve(plinth.gateway.app, { port: config.PORT, host: config.HOST, logger, onShutdown: plinth.close });
-  installProcessHandlers(served.shutdown, logger);
+  // Prometheus scrapes here without the operator key (same HOST as the API).
+  const metricsServed = config.PLINTH_METRICS_PORT
+    ? await serve(plinth.gateway.metricsApp, { port: config.PLINTH_METRICS_PORT, host: config.HOST, logger })
+    : null;
+  installProcessHandlers(async (how) => {
+    // The API first (unready, grace, drain), then the metrics listener at once.
+    await served.shutdown(how);
+    await metricsServed?.shutdown({ graceMs: 0 });
+  }, logger);
 
   const url = `http://localhost:${served.port}`;
   const lines = [
     '',
     `Plinth is running (standalone) at ${url}`,
+    `  listening on:    ${config.HOST}:${served.port}${config.HOST === '127.0.0.1' ? ' (this machine only; set HOST=0.0.0.0 to accept other machines)' : ''}`,
     `  data directory:  ${config.PLINTH_DATA_DIR}`,
     admin.source === 'env'
       ? '  operator key:    from PLINTH_ADMIN_KEY'
@@ -37,5 +46,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }
 
-// A start-up ConfigError (bad variable, unwritable PLINTH_DATA_DIR) is one line and exit 1.
-main().catch(exitOnConfigError);
+runMain(main);

@@ -2,8 +2,18 @@ import http from 'node:http';
 import type { Request, Response, NextFunction } from 'express';
 import { createProxyMiddleware, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
+import {
+  INTERNAL_HEADERS,
+  PayloadTooLargeError,
+  UnavailableError,
+  bodyDigest,
+  markInProcess,
+  signInternal,
+  type KeyKind,
+} from '@plinth/shared';
 import { isUnreachableError, ReplicaPool, type ReplicaPoolOptions } from './replica-pool';
-import { INTERNAL_HEADERS, UnavailableError, markInProcess, signInternal, type KeyKind } from '@plinth/shared';
+
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Where the gateway sends a service's requests: the same interface for both transports. */
 export interface Upstream {
@@ -32,24 +42,48 @@ export function inProcessUpstream(app: (req: Request, res: Response, next: NextF
   };
 }
 
-/** Signs the identity headers with the internal secret (what crosses the network). */
-export function signRequest(req: Request, internalSecret: string): void {
+/** The request body as sent (still encoded), at most 1 MiB; empty when there is none. */
+async function readBody(req: Request): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    size += buf.length;
+    if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError();
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Bodies the gateway read to sign them, written to the upstream request by the proxy. */
+const readBodies = new WeakMap<object, Buffer>();
+
+/**
+ * Signs the identity headers, the method, the path and the body's digest with the internal
+ * secret (what crosses the network). The service accepts each signature once.
+ */
+export function signRequest(req: Request, body: Buffer, internalSecret: string): void {
   const h = req.headers;
-  h[INTERNAL_HEADERS.credential] = signInternal(internalSecret, {
-    project: String(h[INTERNAL_HEADERS.project]),
-    keyKind: h[INTERNAL_HEADERS.keyKind] as KeyKind,
-    requestId: String(h[INTERNAL_HEADERS.requestId]),
-  });
+  h[INTERNAL_HEADERS.credential] = signInternal(
+    internalSecret,
+    {
+      project: String(h[INTERNAL_HEADERS.project]),
+      keyKind: h[INTERNAL_HEADERS.keyKind] as KeyKind,
+      requestId: String(h[INTERNAL_HEADERS.requestId]),
+    },
+    { method: req.method, path: req.originalUrl },
+    bodyDigest(body),
+  );
 }
 
 /**
  * Whether a request may be sent again to another replica after a connection failure: GET, HEAD
- * and OPTIONS, and requests carrying an `Idempotency-Key` whose body can be sent again (none).
+ * and OPTIONS, and any request carrying an `Idempotency-Key` (its body was read and kept to be
+ * signed, so it can be sent again; the service answers a repeat with the first answer).
  */
 function canRetry(req: http.IncomingMessage): boolean {
   if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return true;
-  const noBody = req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] ?? '0') === '0';
-  return req.headers['idempotency-key'] !== undefined && noBody;
+  return req.headers['idempotency-key'] !== undefined;
 }
 
 /**
@@ -89,6 +123,14 @@ export function proxyUpstream(
         const target = sentTo.get(req);
         if (target) pool.succeeded(target);
       },
+      // The gateway read the body to sign it: send those bytes (the request stream has ended).
+      proxyReq: (proxyReq, req) => {
+        const body = readBodies.get(req);
+        if (!body || body.length === 0) return;
+        proxyReq.removeHeader('transfer-encoding');
+        proxyReq.setHeader('content-length', body.length);
+        proxyReq.write(body);
+      },
       error: (err, req, res) => {
         const target = sentTo.get(req);
         const unreachable = isUnreachableError(err);
@@ -115,14 +157,20 @@ export function proxyUpstream(
   return {
     kind: 'proxy',
     handle: (req, res, nxt) => {
-      if (pool.targets.length > 1) {
-        retries.set(req, () => {
-          signRequest(req, internalSecret); // a fresh credential for the second attempt
+      readBody(req).then(
+        (body) => {
+          readBodies.set(req, body);
+          if (pool.targets.length > 1) {
+            retries.set(req, () => {
+              signRequest(req, body, internalSecret); // a fresh credential (nonce) for the second attempt
+              void proxy(req, res, nxt);
+            });
+          }
+          signRequest(req, body, internalSecret);
           void proxy(req, res, nxt);
-        });
-      }
-      signRequest(req, internalSecret);
-      void proxy(req, res, nxt);
+        },
+        (err: unknown) => nxt(err),
+      );
     },
     close: () => {
       pool.close();

@@ -148,7 +148,11 @@ describe('gateway: project keys and operator API', () => {
   it('serves health, readiness and metrics', async () => {
     expect((await request(t.app).get('/healthz')).body).toEqual({ status: 'ok', service: 'gateway' });
     expect((await request(t.app).get('/readyz')).status).toBe(200);
-    const metrics = await request(t.app).get('/metrics');
+    // Metrics are for the operator: without the operator key (a project key included), 401.
+    expect((await request(t.app).get('/metrics')).status).toBe(401);
+    expect((await request(t.app).get('/metrics').set('Authorization', `Bearer ${t.project.secretKey}`)).status).toBe(401);
+    const metrics = await request(t.app).get('/metrics').set('Authorization', `Bearer ${t.adminKey}`);
+    expect(metrics.status).toBe(200);
     expect(metrics.text).toContain('plinth_http_requests_total');
   });
 

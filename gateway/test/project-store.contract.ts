@@ -81,6 +81,26 @@ export function describeProjectStoreContract(name: string, makeStore: () => Prom
       expect(await store.deleteProject(alpha)).toBe(false);
     });
 
+    it('keeps a deleted id from being created again until its purge has finished', async () => {
+      await store.createProject(project(alpha, '2026-01-01T00:00:00.000Z'), [generateKey(alpha, 'public').record]);
+      await store.createProject(project(beta, '2026-01-02T00:00:00.000Z'), []);
+      expect(await store.listPurges()).toEqual([]);
+      expect(await store.deleteProject(alpha)).toBe(true);
+      expect(await store.deleteProject(alpha)).toBe(false);
+      expect(await store.listPurges()).toEqual([alpha]);
+      const again = generateKey(alpha, 'public');
+      await expect(store.createProject(project(alpha, '2026-03-01T00:00:00.000Z'), [again.record])).rejects.toThrow(/being purged/);
+      expect(await store.getProject(alpha)).toBeNull();
+      expect(await store.findKeyByHash(again.record.hash)).toBeNull();
+      await store.finishPurge(alpha);
+      await store.finishPurge(alpha);
+      expect(await store.listPurges()).toEqual([]);
+      await store.createProject(project(alpha, '2026-03-01T00:00:00.000Z'), [again.record]);
+      expect(await store.findKeyByHash(again.record.hash)).toEqual(again.record);
+      expect(await store.deleteProject(asProjectId('never-made'))).toBe(false);
+      expect(await store.listPurges()).toEqual([]);
+    });
+
     it('never matches a hash given as a query object', async () => {
       const a = generateKey(alpha, 'public');
       await store.createProject(project(alpha, '2026-01-01T00:00:00.000Z'), [a.record]);

@@ -146,27 +146,30 @@ describe('a service reached directly, not through the gateway', () => {
   });
 
   it('refuses a credential signed with another secret, or for another identity', async () => {
-    const forged = signInternal('some-other-secret-0123456789abcdefgh', { project: 'shop', keyKind: 'secret', requestId: 'r1' });
+    const path = '/v1/projects/shop/collections/whoami';
+    const op = { method: 'GET', path };
+    const forged = signInternal('some-other-secret-0123456789abcdefgh', { project: 'shop', keyKind: 'secret', requestId: 'r1' }, op);
     const a = await request(svc)
-      .get('/v1/projects/shop/collections/whoami')
+      .get(path)
       .set({ 'X-Plinth-Project': 'shop', 'X-Plinth-Key-Kind': 'secret', 'X-Request-Id': 'r1', 'X-Plinth-Internal': forged });
     expect(a.status).toBe(401);
-    const forPublic = signInternal(SECRET, { project: 'shop', keyKind: 'public', requestId: 'r1' });
+    const forPublic = signInternal(SECRET, { project: 'shop', keyKind: 'public', requestId: 'r1' }, op);
     const b = await request(svc)
-      .get('/v1/projects/shop/collections/whoami')
+      .get(path)
       .set({ 'X-Plinth-Project': 'shop', 'X-Plinth-Key-Kind': 'secret', 'X-Request-Id': 'r1', 'X-Plinth-Internal': forPublic });
     expect(b.status).toBe(401);
-    const forOther = signInternal(SECRET, { project: 'other', keyKind: 'secret', requestId: 'r1' });
+    const forOther = signInternal(SECRET, { project: 'other', keyKind: 'secret', requestId: 'r1' }, op);
     const c = await request(svc)
-      .get('/v1/projects/shop/collections/whoami')
+      .get(path)
       .set({ 'X-Plinth-Project': 'other', 'X-Plinth-Key-Kind': 'secret', 'X-Request-Id': 'r1', 'X-Plinth-Internal': forOther });
     expect(c.status).toBe(401);
   });
 
   it('accepts a valid credential', async () => {
-    const ok = signInternal(SECRET, { project: 'shop', keyKind: 'secret', requestId: 'r1' });
+    const path = '/v1/projects/shop/collections/whoami';
+    const ok = signInternal(SECRET, { project: 'shop', keyKind: 'secret', requestId: 'r1' }, { method: 'GET', path });
     const res = await request(svc)
-      .get('/v1/projects/shop/collections/whoami')
+      .get(path)
       .set({ 'X-Plinth-Project': 'shop', 'X-Plinth-Key-Kind': 'secret', 'X-Request-Id': 'r1', 'X-Plinth-Internal': ok });
     expect(res.status).toBe(200);
   });

@@ -1,9 +1,13 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Gateway → service credential (DESIGN.md §4). The gateway forwards who is calling in plain
- * headers and signs them with PLINTH_INTERNAL_SECRET, so a service can trust the headers and a
- * captured credential cannot be replayed for another project, key kind or request.
+ * headers and signs them with PLINTH_INTERNAL_SECRET, together with the request's method, path
+ * (with its query string), a SHA-256 of its body and a random nonce. A service accepts a
+ * credential once: a captured header cannot be replayed, nor reused for another project, key
+ * kind, operation or body.
+ *
+ * Credential format: `v2.<unix seconds>.<nonce>.<body sha256, base64url>.<hmac, base64url>`.
  */
 export const INTERNAL_HEADERS = {
   credential: 'x-plinth-internal',
@@ -21,37 +25,124 @@ export interface InternalIdentity {
   requestId: string;
 }
 
-/** How long a signed credential stays valid, allowing for clock skew between pods. */
-const MAX_SKEW_SECONDS = 300;
+/** The operation a credential is bound to. `path` is the URL path with its query string. */
+export interface InternalOperation {
+  method: string;
+  path: string;
+}
 
-function mac(secret: string, ts: string, id: InternalIdentity): string {
+/**
+ * How long a signed credential stays valid, allowing for clock skew between pods. A service
+ * remembers every nonce it accepted for this long (twice, both sides of its clock).
+ */
+export const INTERNAL_CREDENTIAL_WINDOW_SECONDS = 60;
+
+/** base64url SHA-256 of a request body (an absent body hashes as the empty one). */
+export function bodyDigest(body: Buffer | string | undefined): string {
+  return createHash('sha256').update(body ?? '').digest('base64url');
+}
+
+export const EMPTY_BODY_DIGEST = bodyDigest('');
+
+function mac(secret: string, ts: string, nonce: string, digest: string, id: InternalIdentity, op: InternalOperation): string {
   return createHmac('sha256', secret)
-    .update(`${ts}\n${id.project}\n${id.keyKind}\n${id.requestId}`)
+    .update(`v2\n${ts}\n${nonce}\n${op.method.toUpperCase()}\n${op.path}\n${digest}\n${id.project}\n${id.keyKind}\n${id.requestId}`)
     .digest('base64url');
 }
 
-/** Returns the value of the `x-plinth-internal` header for this identity. */
-export function signInternal(secret: string, id: InternalIdentity, nowMs = Date.now()): string {
+/** Returns the value of the `x-plinth-internal` header for this identity, operation and body digest. */
+export function signInternal(
+  secret: string,
+  id: InternalIdentity,
+  op: InternalOperation,
+  digest: string = EMPTY_BODY_DIGEST,
+  nowMs = Date.now(),
+): string {
   const ts = String(Math.floor(nowMs / 1000));
-  return `v1.${ts}.${mac(secret, ts, id)}`;
+  const nonce = randomBytes(16).toString('base64url');
+  return `v2.${ts}.${nonce}.${digest}.${mac(secret, ts, nonce, digest, id, op)}`;
 }
 
-/** True when `credential` was made by signInternal with the same secret and identity, recently. */
+/** What a verified credential says: its nonce (to refuse a second use), body digest and time. */
+export interface VerifiedCredential {
+  nonce: string;
+  /** The body digest it was signed for; the service must check the body it reads against it. */
+  digest: string;
+  /** Unix seconds it was made at. */
+  ts: number;
+}
+
+const B64URL = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * The credential's contents when it was made by signInternal with the same secret, identity
+ * and operation, recently; null otherwise. Does not check the body or the nonce's freshness.
+ */
 export function verifyInternal(
   secret: string,
   credential: string | undefined,
   id: InternalIdentity,
+  op: InternalOperation,
   nowMs = Date.now(),
-): boolean {
-  if (!credential) return false;
+): VerifiedCredential | null {
+  if (!credential) return null;
   const parts = credential.split('.');
-  if (parts.length !== 3 || parts[0] !== 'v1') return false;
-  const [, ts, given] = parts as [string, string, string];
+  if (parts.length !== 5 || parts[0] !== 'v2') return null;
+  const [, ts, nonce, digest, given] = parts as [string, string, string, string, string];
   const t = Number(ts);
-  if (!Number.isInteger(t) || Math.abs(nowMs / 1000 - t) > MAX_SKEW_SECONDS) return false;
-  const expected = Buffer.from(mac(secret, ts, id));
+  if (!Number.isInteger(t) || Math.abs(nowMs / 1000 - t) > INTERNAL_CREDENTIAL_WINDOW_SECONDS) return null;
+  if (!B64URL.test(nonce) || !B64URL.test(digest)) return null;
+  const expected = Buffer.from(mac(secret, ts, nonce, digest, id, op));
   const actual = Buffer.from(given);
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return null;
+  return { nonce, digest, ts: t };
+}
+
+/** The identity headers plus the credential, for a caller that signs its own request (service → service, tests). */
+export function internalHeaders(
+  secret: string,
+  id: InternalIdentity,
+  op: InternalOperation,
+  body?: Buffer | string,
+): Record<string, string> {
+  return {
+    [INTERNAL_HEADERS.project]: id.project,
+    [INTERNAL_HEADERS.keyKind]: id.keyKind,
+    [INTERNAL_HEADERS.requestId]: id.requestId,
+    [INTERNAL_HEADERS.credential]: signInternal(secret, id, op, bodyDigest(body)),
+  };
+}
+
+/** Epoch ms after which `credential` is refused anyway (its nonce need not be kept longer). */
+export function credentialExpiry(credential: VerifiedCredential): number {
+  return (credential.ts + INTERNAL_CREDENTIAL_WINDOW_SECONDS + 1) * 1000;
+}
+
+/**
+ * Nonces of the credentials this process accepted, kept until their credential expires. A
+ * nonce is accepted once. Memory: one entry per request of the last two minutes.
+ */
+export class ReplayGuard {
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly nowMs: () => number = Date.now) {}
+
+  /** True (and remembered) the first time; false when `credential`'s nonce was seen before. */
+  accept(credential: VerifiedCredential): boolean {
+    const now = this.nowMs();
+    this.prune(now);
+    if (this.seen.has(credential.nonce)) return false;
+    this.seen.set(credential.nonce, credentialExpiry(credential));
+    return true;
+  }
+
+  private prune(now: number): void {
+    // Entries arrive roughly in time order: drop from the oldest until one is still live.
+    for (const [nonce, expires] of this.seen) {
+      if (expires > now) break;
+      this.seen.delete(nonce);
+    }
+  }
 }
 
 export function isKeyKind(v: unknown): v is KeyKind {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { INTERNAL_HEADERS, signInternal, type KeyKind } from './internal-auth';
+import { internalHeaders, type KeyKind } from './internal-auth';
 import { PlinthError, UnavailableError, type ErrorEnvelope } from './errors';
 
 export interface InternalClientOptions {
@@ -26,30 +26,36 @@ export class InternalClient {
   }
 
   async getJson<T>(project: string, keyKind: KeyKind, path: string): Promise<T> {
+    return this.send<T>(project, keyKind, 'GET', path);
+  }
+
+  /** One signed call with an optional JSON body; the answer's JSON, or the callee's error. */
+  async send<T>(project: string, keyKind: KeyKind, method: string, path: string, json?: unknown): Promise<T> {
     const base = this.urls[this.next++ % this.urls.length]!;
     const requestId = randomUUID();
+    const body = json === undefined ? undefined : JSON.stringify(json);
     let res: Response;
     try {
       res = await fetch(base + path, {
+        method,
         headers: {
-          [INTERNAL_HEADERS.project]: project,
-          [INTERNAL_HEADERS.keyKind]: keyKind,
-          [INTERNAL_HEADERS.requestId]: requestId,
-          [INTERNAL_HEADERS.credential]: signInternal(this.opts.internalSecret, { project, keyKind, requestId }),
+          ...internalHeaders(this.opts.internalSecret, { project, keyKind, requestId }, { method, path }, body),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
+        body,
         signal: AbortSignal.timeout(this.opts.timeoutMs ?? 5000),
       });
     } catch {
       throw new UnavailableError(`Cannot reach ${base}.`);
     }
-    const body = (await res.json().catch(() => null)) as unknown;
+    const answer = (await res.json().catch(() => null)) as unknown;
     if (!res.ok) {
-      const env = body as Partial<ErrorEnvelope> | null;
+      const env = answer as Partial<ErrorEnvelope> | null;
       if (env && typeof env.error === 'string' && typeof env.message === 'string') {
         throw new PlinthError(env.error, env.message, env.details);
       }
       throw new UnavailableError(`${base} answered ${res.status}.`);
     }
-    return body as T;
+    return answer as T;
   }
 }

@@ -24,7 +24,25 @@ export function createLogger(name: string, level = 'info'): Logger {
 }
 
 /**
- * Request logging with the request id; health and metrics probes are not logged. Request lines
+ * The URL as logged: the path, and the names of the query parameters without their values
+ * (`where`, `cursor`, `to`, keys… may carry personal data or secrets).
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const names = url
+    .slice(q + 1)
+    .split('&')
+    .filter(Boolean)
+    .map((part) => {
+      const eq = part.indexOf('=');
+      return `${eq < 0 ? part : part.slice(0, eq)}=[redacted]`;
+    });
+  return `${url.slice(0, q)}?${names.join('&')}`;
+}
+
+/**
+ * Request logging with the request id; query values are redacted (redactUrl); health and metrics probes are not logged. Request lines
  * are logged at `info`: below that level the middleware is not installed at all (it costs ~10 %
  * of a cheap request even when every line is dropped).
  */
@@ -35,7 +53,7 @@ export function httpLogger(logger: Logger): RequestHandler {
     genReqId: (req) => String(req.headers['x-request-id'] ?? ''),
     autoLogging: { ignore: (req) => /^\/(healthz|readyz|metrics)$/.test(req.url ?? '') },
     serializers: {
-      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   });

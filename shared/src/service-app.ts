@@ -3,12 +3,14 @@ import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { fromDependencyError } from './dependency-errors';
 import { PlinthError, UnauthorizedError, UnavailableError } from './errors';
-import { INTERNAL_HEADERS, isInProcess, isKeyKind, verifyInternal } from './internal-auth';
+import { INTERNAL_HEADERS, ReplayGuard, credentialExpiry, isInProcess, isKeyKind, verifyInternal } from './internal-auth';
+import type { NonceStore } from './nonce-store';
+import { SIGNED_DIGEST, internalBodyParser } from './internal-body';
 import { httpLogger } from './logger';
 import { createMetrics, type Metrics } from './metrics';
 import { requestId } from './request-id';
 import { isProjectId, type ProjectId } from './types';
-import type { RequestContext } from './context';
+import { requireSecretKey, type RequestContext } from './context';
 
 export const BODY_LIMIT = '1mb';
 
@@ -25,37 +27,74 @@ export interface ServiceAppOptions {
   metrics?: Metrics;
   /** Log one line per request (off when the gateway in the same process already does). */
   logRequests?: boolean;
+  /**
+   * Deletes everything the service holds for a project, when the operator deletes it. Served at
+   * `POST /v1/projects/{p}/purge` (purgePath) for the gateway only: no public route leads there.
+   * Must be idempotent: the gateway retries until every service has answered.
+   */
+  purge?: (project: ProjectId) => Promise<void>;
+  /**
+   * Cluster: where every replica records the internal credentials it accepted (Redis), so a
+   * credential is accepted once across replicas. Default: each process remembers its own.
+   */
+  nonceStore?: NonceStore;
+}
+
+/** Where a service answers the gateway's purge of a deleted project. */
+export function purgePath(project: string): string {
+  return `/v1/projects/${project}/purge`;
 }
 
 const PROJECT_IN_PATH = /^\/v1\/projects\/([^/]+)/;
 
-/** Refuses requests that did not come through the gateway, and records who is calling. */
-export function requireInternal(secret: string): RequestHandler {
+/**
+ * Refuses requests that did not come through the gateway (or another service holding the
+ * internal secret), and records who is calling. A network request's credential must be bound to
+ * this method and path, and is accepted once (`guard`); its body digest is checked by
+ * internalBodyParser.
+ */
+export function requireInternal(secret: string, guard: ReplayGuard = new ReplayGuard(), shared?: NonceStore): RequestHandler {
   return (req, res, next) => {
     const h = req.headers;
     const project = h[INTERNAL_HEADERS.project];
     const keyKind = h[INTERNAL_HEADERS.keyKind];
     const reqId = h[INTERNAL_HEADERS.requestId];
     const credential = h[INTERNAL_HEADERS.credential];
-    if (
-      typeof project !== 'string' ||
-      !isProjectId(project) ||
-      !isKeyKind(keyKind) ||
-      typeof reqId !== 'string' ||
-      (!isInProcess(req) &&
-        (typeof credential !== 'string' || !verifyInternal(secret, credential, { project, keyKind, requestId: reqId })))
-    ) {
-      next(new UnauthorizedError('This service only accepts requests from the Plinth gateway.'));
+    const refuse = () => next(new UnauthorizedError('This service only accepts requests from the Plinth gateway.'));
+    if (typeof project !== 'string' || !isProjectId(project) || !isKeyKind(keyKind) || typeof reqId !== 'string') {
+      refuse();
       return;
     }
-    const inPath = PROJECT_IN_PATH.exec(req.path);
-    if (inPath && inPath[1] !== project) {
-      next(new UnauthorizedError('The credential is for another project.'));
-      return;
+    const proceed = () => {
+      const inPath = PROJECT_IN_PATH.exec(req.path);
+      if (inPath && inPath[1] !== project) {
+        next(new UnauthorizedError('The credential is for another project.'));
+        return;
+      }
+      const ctx: RequestContext = { project, keyKind, requestId: reqId };
+      res.locals.plinth = ctx;
+      next();
+    };
+    if (!isInProcess(req)) {
+      const verified =
+        typeof credential === 'string'
+          ? verifyInternal(secret, credential, { project, keyKind, requestId: reqId }, { method: req.method, path: req.originalUrl })
+          : null;
+      if (!verified || !guard.accept(verified)) {
+        refuse();
+        return;
+      }
+      res.locals[SIGNED_DIGEST] = verified.digest;
+      if (shared) {
+        // Every replica shares the nonces: a credential one replica accepted, no other accepts.
+        shared.claim(verified.nonce, credentialExpiry(verified)).then(
+          (first) => (first ? proceed() : refuse()),
+          () => next(new UnavailableError('The service cannot check its internal credentials right now.')),
+        );
+        return;
+      }
     }
-    const ctx: RequestContext = { project: project as ProjectId, keyKind, requestId: reqId };
-    res.locals.plinth = ctx;
-    next();
+    proceed();
   };
 }
 
@@ -86,9 +125,18 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     res.json({ status: 'ready', service: opts.name });
   });
   app.get('/metrics', metrics.handler);
-  app.use(requireInternal(opts.internalSecret));
-  app.use(express.json({ limit: BODY_LIMIT }));
-  app.use(express.urlencoded({ limit: BODY_LIMIT, extended: false }));
+  app.use(requireInternal(opts.internalSecret, new ReplayGuard(), opts.nonceStore));
+  const json = express.json({ limit: BODY_LIMIT });
+  const form = express.urlencoded({ limit: BODY_LIMIT, extended: false });
+  app.use(internalBodyParser((req, res, next) => json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next)))));
+  const purge = opts.purge;
+  if (purge) {
+    app.post('/v1/projects/:project/purge', async (_req, res) => {
+      const ctx = requireSecretKey(res);
+      await purge(ctx.project);
+      res.json({ purged: true, project: ctx.project });
+    });
+  }
   app.use(opts.routes);
   app.use(notFoundHandler);
   app.use(errorHandler(opts.logger));
@@ -101,4 +149,6 @@ export interface BuiltService {
   app: Express;
   /** Closes stores, queues and connections. */
   close: () => Promise<void>;
+  /** Deletes everything the service holds for a project (see ServiceAppOptions.purge). */
+  purge?: (project: ProjectId) => Promise<void>;
 }

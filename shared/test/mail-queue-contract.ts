@@ -189,6 +189,31 @@ export function describeMailQueueContract(name: string, makeFixture: () => Promi
       expect(calls).toHaveLength(2);
     });
 
+    it("purgeProject removes the project's waiting and dead jobs, and only its own", async () => {
+      const queue = open({ attempts: 1, backoffMs: 5 });
+      const dead = mailJob();
+      const otherDead = mailJob({ project: otherProject });
+      consume(queue, () => true);
+      await queue.enqueue(dead);
+      await queue.enqueue(otherDead);
+      await waitFor('both dead letters', async () => (await queue.counts()).failed === 2);
+      await queue.stop();
+      const waiting = mailJob();
+      const otherWaiting = mailJob({ project: otherProject });
+      await queue.enqueue(waiting);
+      await queue.enqueue(otherWaiting);
+      expect(await queue.counts()).toEqual({ waiting: 2, active: 0, failed: 2 });
+      await queue.purgeProject(project);
+      await queue.purgeProject(project);
+      expect(await queue.listFailed(project)).toEqual([]);
+      expect((await queue.listFailed(otherProject)).map((f) => f.job.id)).toEqual([otherDead.id]);
+      expect(await queue.counts()).toEqual({ waiting: 1, active: 0, failed: 1 });
+      const calls = consume(queue);
+      await waitFor('the other project\'s mail', () => calls.length === 1);
+      await settled(queue);
+      expect(calls.map((c) => c.job.id)).toEqual([otherWaiting.id]);
+    });
+
     it('refuses a malformed job, naming the field, and queues nothing', async () => {
       const queue = open({ attempts: 1, backoffMs: 5 });
       await expect(queue.enqueue(mailJob({ id: 'has:colon' }))).rejects.toThrow(/"id"/);

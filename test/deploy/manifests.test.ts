@@ -119,15 +119,52 @@ describe('k8s/ manifests', () => {
     expect(ingress.spec.rules[0].http.paths[0].backend.service.name).toBe('gateway');
   });
 
-  it("hands every process an environment its own config schema accepts", () => {
-    const config = byKind('ConfigMap')[0]!.data!;
-    const secret = byKind('Secret')[0]!.stringData!;
-    for (const d of deployments) {
-      const c = d.spec.template.spec.containers[0];
-      const env: Record<string, string> = { ...config, ...secret };
-      for (const e of c.env as Array<{ name: string; value: string }>) env[e.name] = e.value;
-      assertConfigAccepted(d.metadata.name, env);
+  type EnvEntry = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+  /** The environment a Deployment's container gets: the ConfigMap, then its own env entries (secrets resolved). */
+  function containerEnv(d: K8sObject, secret: Record<string, string>): Record<string, string> {
+    const c = d.spec.template.spec.containers[0];
+    const env: Record<string, string> = { ...byKind('ConfigMap')[0]!.data! };
+    expect(c.envFrom.some((f: { secretRef?: unknown }) => f.secretRef)).toBe(false);
+    for (const e of c.env as EnvEntry[]) {
+      const ref = e.valueFrom?.secretKeyRef;
+      if (ref) expect(ref.name).toBe('plinth-secrets');
+      env[e.name] = ref ? secret[ref.key]! : e.value!;
     }
+    return env;
+  }
+
+  it("hands every process an environment its own config schema accepts", () => {
+    // Real values in place of the example ones (a process refuses to start with those).
+    const secret = {
+      PLINTH_ADMIN_KEY: `adm_${'a'.repeat(48)}`,
+      PLINTH_INTERNAL_SECRET: 'b'.repeat(64),
+      MONGO_URL: 'mongodb://plinth:pw@mongo.plinth.svc.cluster.local:27017/plinth?replicaSet=rs0&authSource=admin',
+      SMTP_URL: 'smtps://user:pw@smtp.example.com:465',
+    };
+    expect(Object.keys(byKind('Secret')[0]!.stringData!).sort()).toEqual(Object.keys(secret).sort());
+    for (const d of deployments) assertConfigAccepted(d.metadata.name, containerEnv(d, secret));
+  });
+
+  it('gives each Deployment only the secrets it uses', () => {
+    const secretsOf = (d: K8sObject) =>
+      (d.spec.template.spec.containers[0].env as EnvEntry[]).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name).sort();
+    expect(Object.fromEntries(deployments.map((d) => [d.metadata.name, secretsOf(d)]))).toEqual({
+      gateway: ['MONGO_URL', 'PLINTH_ADMIN_KEY', 'PLINTH_INTERNAL_SECRET'],
+      records: ['MONGO_URL', 'PLINTH_INTERNAL_SECRET'],
+      auth: ['MONGO_URL', 'PLINTH_INTERNAL_SECRET'],
+      mailer: ['PLINTH_INTERNAL_SECRET', 'SMTP_URL'],
+    });
+  });
+
+  it('has Prometheus scrape the gateway on its metrics port, not the public one', () => {
+    const gateway = deployments.find((d) => d.metadata.name === 'gateway')!;
+    const c = gateway.spec.template.spec.containers[0];
+    const metricsPort = Number((c.env as EnvEntry[]).find((e) => e.name === 'PLINTH_METRICS_PORT')!.value);
+    expect(c.ports.find((p: { name: string }) => p.name === 'metrics').containerPort).toBe(metricsPort);
+    expect(gateway.spec.template.metadata.annotations['prometheus.io/port']).toBe(String(metricsPort));
+    const svc = byKind('Service').find((s) => s.metadata.name === 'gateway')!;
+    expect(svc.spec.ports.map((p: { targetPort: unknown }) => p.targetPort)).not.toContain(metricsPort);
+    expect(svc.spec.ports.map((p: { targetPort: unknown }) => p.targetPort)).not.toContain('metrics');
   });
 });
 

@@ -41,7 +41,7 @@ describe('an unwritable PLINTH_DATA_DIR at start-up', () => {
 
   it.each([
     ['standalone (npm start)', STANDALONE_ENTRY, {}],
-    ['records', path.join(ROOT, 'services/records/dist/main.js'), { PLINTH_INTERNAL_SECRET: 'x'.repeat(40) }],
+    ['records', path.join(ROOT, 'services/records/dist/main.js'), { PLINTH_INTERNAL_SECRET: 'x'.repeat(40), PLINTH_STORAGE: 'sqlite' }],
   ])('%s: one line naming the variable, exit status 1', async (_name, entry, env) => {
     for (const dataDir of [dir, path.join(dir, 'nested')]) {
       const { code, output } = await runToExit(entry, { ...env, PLINTH_DATA_DIR: dataDir });

@@ -21,8 +21,17 @@ describe('sign-up when Redis fails midway', () => {
   let cluster: Cluster;
   let p: ProjectAccess;
 
-  /** Lets the services touch only keys matching `patterns` (until `allowAll`). */
-  const allowOnly = (...patterns: string[]) => admin.call('ACL', 'SETUSER', 'default', 'resetkeys', ...patterns.map((k) => `~${k}`));
+  /**
+   * Lets the services touch only keys matching `patterns` (until `allowAll`); internal-credential
+   * nonces stay allowed, so requests still reach the sign-up flow.
+   */
+  const allowOnly = (...patterns: string[]) =>
+    admin.call('ACL', 'SETUSER', 'default', 'resetkeys', ...['plinth:internal:nonce:*', ...patterns].map((k) => `~${k}`));
+  /** The user row exists (the failure came after it was written). */
+  const expectUserRow = async (email: string) => {
+    const list = await projectCall<{ total: number }>(p, 'GET', `/auth/users?search=${encodeURIComponent(email)}`, { key: p.secretKey });
+    expect(list).toMatchObject({ status: 200, body: { total: 1 } });
+  };
   const allowAll = () => admin.call('ACL', 'SETUSER', 'default', 'allkeys');
 
   const signUp = (email: string) =>
@@ -76,6 +85,7 @@ describe('sign-up when Redis fails midway', () => {
     }
     expect(first.status).toBeGreaterThanOrEqual(500);
     expect(['unavailable', 'internal']).toContain(first.body.error);
+    await expectUserRow(email);
     await expectCompletedOnRetry(email);
   });
 
@@ -90,6 +100,7 @@ describe('sign-up when Redis fails midway', () => {
     }
     expect(first.status).toBeGreaterThanOrEqual(500);
     expect(capturedFor(smtp, email)).toHaveLength(0);
+    await expectUserRow(email);
     await expectCompletedOnRetry(email);
   });
 
@@ -101,6 +112,7 @@ describe('sign-up when Redis fails midway', () => {
     } finally {
       await allowAll();
     }
+    await expectUserRow(email);
     const other = await projectCall(p, 'POST', '/auth/signup', { key: p.publicKey, body: { email, password: 'another password 2' } });
     expect(other.status).toBe(409);
   });

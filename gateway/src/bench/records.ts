@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import { asProjectId, newId, openSqlite, signInternal, type Collection, type ProjectId } from '@plinth/shared';
+import { asProjectId, newId, openSqlite, internalHeaders, type Collection, type ProjectId } from '@plinth/shared';
 import { SqliteRecordStore } from '@plinth/records';
 import { startCluster } from '../testing/cluster';
 import { formatTable, load, ratio, type LoadResult } from './load';
@@ -25,7 +25,8 @@ const FIELDS = { owner: { type: 'text', indexed: true }, title: { type: 'text' }
 interface Target {
   label: string;
   url: string;
-  headers: () => Record<string, string>;
+  /** Headers of one request (direct calls sign each one: a service accepts a credential once). */
+  headers: (method: string, path: string, body?: string) => Record<string, string>;
 }
 
 /** Appends records (owner = n % 1000) to the collection in the SQLite file, in one transaction. */
@@ -59,12 +60,13 @@ async function cycle(
       url: target.url,
       connections: 32,
       duration,
-      headers: { ...target.headers(), 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json' },
       requests: [
         {
           setupRequest: (req: autocannon.Request) => {
             const r = make(i++);
-            return { ...req, method: r.method, path: r.path, body: r.body };
+            const headers = { ...req.headers, ...target.headers(r.method, r.path, r.body) };
+            return { ...req, method: r.method, path: r.path, body: r.body, headers };
           },
         },
       ],
@@ -108,16 +110,9 @@ async function createProjectAndCollection(url: string, adminKey: string): Promis
   return keys.secret;
 }
 
-function directHeaders(secret: string, project: ProjectId): () => Record<string, string> {
-  return () => {
-    const id = { project, keyKind: 'secret' as const, requestId: `bench-${randomBytes(4).toString('hex')}` };
-    return {
-      'X-Plinth-Project': id.project,
-      'X-Plinth-Key-Kind': id.keyKind,
-      'X-Request-Id': id.requestId,
-      'X-Plinth-Internal': signInternal(secret, id),
-    };
-  };
+function directHeaders(secret: string, project: ProjectId): Target['headers'] {
+  return (method, path, body) =>
+    internalHeaders(secret, { project, keyKind: 'secret', requestId: `bench-${randomBytes(4).toString('hex')}` }, { method, path }, body);
 }
 
 export async function benchRecords(): Promise<string> {

@@ -14,12 +14,14 @@ import {
 } from '@plinth/shared';
 import { bearer, generateKey, publicKeyView, safeEqual } from '../keys';
 import type { KeyAuthenticator } from '../key-authenticator';
+import type { ProjectDeletion } from '../purge/project-deletion';
 import type { ProjectStore } from '../store/project-store';
 
 export interface AdminDeps {
   store: ProjectStore;
   keys: KeyAuthenticator;
   adminKey: string;
+  deletion: ProjectDeletion;
 }
 
 /** Operator-key check: the operator key passes; a project key is 403; anything else 401. */
@@ -89,11 +91,13 @@ export function adminRoutes(deps: AdminDeps): Router {
     res.json({ project, keys: (await store.listKeys(id)).map(publicKeyView) });
   });
 
+  // The project and its keys go at once; its data is purged from every service before the id
+  // can be created again (`purge: "pending"` when a service could not be reached yet: retried).
   r.delete('/projects/:project', async (req, res) => {
     const id = projectParam(req.params.project);
-    if (!(await store.deleteProject(id))) throw new NotFoundError('Unknown project.');
-    keys.forget();
-    res.json({ deleted: true, id });
+    const purge = await deps.deletion.delete(id);
+    if (!purge) throw new NotFoundError('Unknown project.');
+    res.json({ deleted: true, id, purge });
   });
 
   r.post('/projects/:project/keys', async (req, res) => {

@@ -1,11 +1,16 @@
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { ConflictError, type ProjectId } from '@plinth/shared';
-import type { ApiKeyRecord, ProjectRecord, ProjectStore } from './project-store';
+import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
 
 interface ProjectDoc {
   _id: string;
   name: string;
   created_at: string;
+}
+/** The tombstone of a deleted project whose purge has not finished. */
+interface PurgeDoc {
+  _id: string;
+  deleted_at: string;
 }
 interface KeyDoc {
   _id: string;
@@ -36,6 +41,7 @@ const toKey = (d: KeyDoc): ApiKeyRecord => ({
 export class MongoProjectStore implements ProjectStore {
   private readonly projects: Collection<ProjectDoc>;
   private readonly keys: Collection<KeyDoc>;
+  private readonly purges: Collection<PurgeDoc>;
 
   constructor(
     private readonly db: Db,
@@ -43,6 +49,7 @@ export class MongoProjectStore implements ProjectStore {
   ) {
     this.projects = db.collection<ProjectDoc>('gateway_projects');
     this.keys = db.collection<KeyDoc>('gateway_api_keys');
+    this.purges = db.collection<PurgeDoc>('gateway_project_purges');
   }
 
   async init(): Promise<this> {
@@ -58,6 +65,12 @@ export class MongoProjectStore implements ProjectStore {
     } catch (err) {
       if (isDuplicateKey(err)) throw new ConflictError(`Project ${project.id} already exists.`);
       throw err;
+    }
+    // deleteProject writes its tombstone before removing the project, so a create that got
+    // past the insert above sees the tombstone of any delete it raced with.
+    if (await this.purges.findOne({ _id: project.id })) {
+      await this.projects.deleteOne({ _id: project.id }, WRITE);
+      throw purgingError(project.id);
     }
     try {
       if (keys.length > 0) await this.keys.insertMany(keys.map((k) => this.keyDoc(k)), WRITE);
@@ -80,9 +93,21 @@ export class MongoProjectStore implements ProjectStore {
   }
 
   async deleteProject(id: ProjectId): Promise<boolean> {
-    const r = await this.projects.deleteOne({ _id: id }, WRITE);
+    if (!(await this.projects.findOne({ _id: id }))) return false;
+    // Tombstone first (a racing create sees it), then the keys (they stop working), then the project.
+    await this.purges.updateOne({ _id: id }, { $setOnInsert: { deleted_at: new Date().toISOString() } }, { upsert: true, ...WRITE });
     await this.keys.deleteMany({ project: id }, WRITE);
+    const r = await this.projects.deleteOne({ _id: id }, WRITE);
     return r.deletedCount > 0;
+  }
+
+  async finishPurge(id: ProjectId): Promise<void> {
+    await this.purges.deleteOne({ _id: id }, WRITE);
+  }
+
+  async listPurges(): Promise<ProjectId[]> {
+    const docs = await this.purges.find({}, { sort: { deleted_at: 1, _id: 1 } }).toArray();
+    return docs.map((d) => d._id as ProjectId);
   }
 
   async addKey(key: ApiKeyRecord): Promise<boolean> {

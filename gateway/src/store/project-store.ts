@@ -1,4 +1,4 @@
-import type { ProjectId } from '@plinth/shared';
+import { ConflictError, type ProjectId } from '@plinth/shared';
 
 export interface ProjectRecord {
   id: ProjectId;
@@ -26,16 +26,24 @@ export interface ApiKeyRecord {
  */
 export interface ProjectStore {
   /**
-   * Creates a project together with its first keys. Throws ConflictError when the id is taken;
-   * then nothing is stored.
+   * Creates a project together with its first keys. Throws ConflictError when the id is taken,
+   * or while a deleted project of that id is still being purged; then nothing is stored.
    */
   createProject(project: ProjectRecord, keys: ApiKeyRecord[]): Promise<void>;
   /** Returns null when absent. */
   getProject(id: ProjectId): Promise<ProjectRecord | null>;
   /** All projects, oldest first (ties by id). */
   listProjects(): Promise<ProjectRecord[]>;
-  /** Deletes the project and all its keys. Returns false when it did not exist. */
+  /**
+   * Deletes the project and all its keys, and leaves a purge tombstone: until `finishPurge(id)`,
+   * `createProject` with this id throws ConflictError (the services still hold its data).
+   * Returns false (and leaves nothing) when the project did not exist.
+   */
   deleteProject(id: ProjectId): Promise<boolean>;
+  /** Removes the purge tombstone of a deleted project; the id may be created again. Idempotent. */
+  finishPurge(id: ProjectId): Promise<void>;
+  /** Deleted projects whose purge has not finished, oldest deletion first. */
+  listPurges(): Promise<ProjectId[]>;
   /** Adds a key to an existing project. Returns false (and stores nothing) when the project is absent. */
   addKey(key: ApiKeyRecord): Promise<boolean>;
   /** The project's keys, oldest first. */
@@ -47,4 +55,12 @@ export interface ProjectStore {
   /** Resolves when the backing database answers; drives /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What createProject throws for an id whose deleted project is still being purged. */
+export function purgingError(id: ProjectId): ConflictError {
+  return new ConflictError(
+    `Project ${id} was deleted and its data is still being purged; the id can be used again once the purge has finished.`,
+    { reason: 'purge_pending' },
+  );
 }

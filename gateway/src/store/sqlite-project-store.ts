@@ -1,5 +1,5 @@
 import { ConflictError, isSqliteUniqueViolation, openSqlite, type ProjectId, type SqliteDatabase } from '@plinth/shared';
-import type { ApiKeyRecord, ProjectRecord, ProjectStore } from './project-store';
+import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS projects (
@@ -16,6 +16,10 @@ CREATE TABLE IF NOT EXISTS api_keys (
   created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS api_keys_project ON api_keys(project, created_at);
+CREATE TABLE IF NOT EXISTS project_purges (
+  id TEXT PRIMARY KEY,
+  deleted_at TEXT NOT NULL
+);
 `;
 
 type KeyRow = Omit<ApiKeyRecord, 'project'> & { project: string };
@@ -33,6 +37,10 @@ export class SqliteProjectStore implements ProjectStore {
       getProject: this.db.prepare('SELECT id, name, created_at FROM projects WHERE id = ?'),
       listProjects: this.db.prepare('SELECT id, name, created_at FROM projects ORDER BY created_at, id'),
       deleteProject: this.db.prepare('DELETE FROM projects WHERE id = ?'),
+      getPurge: this.db.prepare('SELECT id FROM project_purges WHERE id = ?'),
+      insertPurge: this.db.prepare('INSERT OR IGNORE INTO project_purges (id, deleted_at) VALUES (?, ?)'),
+      deletePurge: this.db.prepare('DELETE FROM project_purges WHERE id = ?'),
+      listPurges: this.db.prepare('SELECT id FROM project_purges ORDER BY deleted_at, id'),
       insertKey: this.db.prepare(
         'INSERT INTO api_keys (id, project, kind, hash, prefix, created_at) VALUES (@id, @project, @kind, @hash, @prefix, @created_at)',
       ),
@@ -44,6 +52,7 @@ export class SqliteProjectStore implements ProjectStore {
 
   async createProject(project: ProjectRecord, keys: ApiKeyRecord[]): Promise<void> {
     const tx = this.db.transaction(() => {
+      if (this.stmt.getPurge.get(project.id)) throw purgingError(project.id);
       this.stmt.insertProject.run(project);
       for (const k of keys) this.stmt.insertKey.run(k);
     });
@@ -64,7 +73,19 @@ export class SqliteProjectStore implements ProjectStore {
   }
 
   async deleteProject(id: ProjectId): Promise<boolean> {
-    return this.stmt.deleteProject.run(id).changes > 0;
+    return this.db.transaction(() => {
+      if (this.stmt.deleteProject.run(id).changes === 0) return false;
+      this.stmt.insertPurge.run(id, new Date().toISOString());
+      return true;
+    })();
+  }
+
+  async finishPurge(id: ProjectId): Promise<void> {
+    this.stmt.deletePurge.run(id);
+  }
+
+  async listPurges(): Promise<ProjectId[]> {
+    return (this.stmt.listPurges.all() as Array<{ id: ProjectId }>).map((r) => r.id);
   }
 
   async addKey(key: ApiKeyRecord): Promise<boolean> {

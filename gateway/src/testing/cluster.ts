@@ -109,6 +109,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     PLINTH_RATE_LIMIT_EMAIL: '100000',
     // Stopping a test cluster needs no unready period (suites that test it set their own).
     PLINTH_SHUTDOWN_GRACE_MS: '0',
+    // SQLite files in the run's data directory: cluster processes need this said explicitly.
+    PLINTH_STORAGE: 'sqlite',
     ...opts.env,
     PLINTH_DATA_DIR: dataDir,
     PLINTH_INTERNAL_SECRET: internalSecret,

@@ -15,11 +15,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Express } from 'express';
-import { asProjectId, createLogger, loadConfig, newSecret } from '@plinth/shared';
+import { Redis } from 'ioredis';
+import { DEFAULT_AUTH_REDIS_PREFIX, asProjectId, createLogger, loadConfig, newSecret } from '@plinth/shared';
 import { standaloneConfigSchema } from '../config';
 import { generateKey } from '../keys';
 import { composeStandalone, type Standalone } from '../standalone-compose';
-import { startCluster } from './cluster';
+import { startCluster, type Cluster } from './cluster';
 
 export interface TestProject {
   id: string;
@@ -39,13 +40,23 @@ export interface TestPlinth {
   dataDir: string;
   /** The in-process composition; undefined in the cluster topology. */
   standalone?: Standalone;
+  /** The processes of the cluster topology; undefined in standalone. */
+  cluster?: Cluster;
   createProject(id?: string): Promise<TestProject>;
   /** A base URL to reach the gateway over real HTTP (standalone: starts a listener on first call). */
   url(): Promise<string>;
+  /** Stops everything; in the cluster topology also deletes what the run wrote to the shared Redis. */
   close(): Promise<void>;
+  /**
+   * Cluster topology: keys of this run still in the shared Redis (its mail queue, the auth keys
+   * of its projects). Empty after `close()`. Always empty in standalone.
+   */
+  leftoverRedisKeys(): Promise<string[]>;
 }
 
 let counter = 0;
+/** Unique to this test process: project ids of different runs never meet in the shared Redis. */
+const RUN = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 
 export function testTopology(): TestTopology {
   return process.env.PLINTH_TEST_TOPOLOGY === 'cluster' ? 'cluster' : 'standalone';
@@ -55,27 +66,94 @@ export async function startTestPlinth(opts: { env?: Record<string, string> } = {
   return testTopology() === 'cluster' ? startClusterPlinth(opts) : startStandalonePlinth(opts);
 }
 
+/** Every key under `pattern` in the Redis at `url`. */
+async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys;
+}
+
+/** What a cluster run writes to the shared Redis: its mail queue and its projects' auth keys. */
+function redisFootprint(redisUrl: string, queueName: string, projects: () => Promise<string[]>) {
+  const patterns = async () => [
+    `bull:${queueName}:*`,
+    ...(await projects()).flatMap((p) => [
+      ...['sess', 'rt', 'user', 'revoked'].map((k) => `${DEFAULT_AUTH_REDIS_PREFIX}${k}:${p}:*`),
+      `${DEFAULT_AUTH_REDIS_PREFIX}rl:*:${p}:*`,
+    ]),
+  ];
+  const withRedis = async <T>(fn: (redis: Redis) => Promise<T>): Promise<T> => {
+    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+    try {
+      return await fn(redis);
+    } finally {
+      redis.disconnect();
+    }
+  };
+  return {
+    keys: async (list: string[]) => withRedis(async (redis) => (await Promise.all(list.map((p) => scanKeys(redis, p)))).flat()),
+    patterns,
+    remove: async (list: string[]) =>
+      withRedis(async (redis) => {
+        for (const pattern of list) {
+          const keys = await scanKeys(redis, pattern);
+          for (let i = 0; i < keys.length; i += 500) await redis.unlink(...keys.slice(i, i + 500));
+        }
+      }),
+  };
+}
+
 async function startClusterPlinth(opts: { env?: Record<string, string> }): Promise<TestPlinth> {
+  const redisUrl = opts.env?.REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  // A queue of its own, so concurrently running suites never take each other's mail.
+  const queueName = `test-mail-${process.pid}-${Date.now().toString(36)}-${++counter}`;
   const cluster = await startCluster({
     replicas: { records: 2, auth: 2 },
     env: {
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      // A queue of its own, so concurrently running suites never take each other's mail.
-      PLINTH_MAIL_QUEUE: `test-mail-${process.pid}-${Date.now().toString(36)}-${++counter}`,
+      REDIS_URL: redisUrl,
+      PLINTH_MAIL_QUEUE: queueName,
       PLINTH_MAIL_BACKOFF_MS: '50',
       ...opts.env,
     },
   });
+  // Every project of the run, deleted ones included: the gateway lists the live ones at the end.
+  const seen = new Set<string>();
+  const projectsOfRun = async (): Promise<string[]> => {
+    try {
+      const res = await fetch(`${cluster.url}/v1/admin/projects`, { headers: { Authorization: `Bearer ${cluster.adminKey}` } });
+      if (res.ok) for (const p of ((await res.json()) as { projects: Array<{ id: string }> }).projects) seen.add(p.id);
+    } catch {
+      // the gateway is already stopped: use what was seen
+    }
+    return [...seen];
+  };
+  const footprint = redisFootprint(redisUrl, queueName, projectsOfRun);
+  const createProject = async (id?: string) => {
+    const p = await cluster.createProject(id ?? `c-${RUN}-${++counter}`);
+    seen.add(p.id);
+    return p;
+  };
   try {
     return {
       topology: 'cluster',
+      cluster,
       app: cluster.url,
       adminKey: cluster.adminKey,
-      project: await cluster.createProject(),
+      project: await createProject(),
       dataDir: cluster.dataDir,
-      createProject: (id) => cluster.createProject(id),
+      createProject,
       url: async () => cluster.url,
-      close: () => cluster.stop(),
+      close: async () => {
+        const patterns = await footprint.patterns();
+        await cluster.stop();
+        await footprint.remove(patterns);
+      },
+      leftoverRedisKeys: async () => footprint.keys(await footprint.patterns()),
     };
   } catch (err) {
     await cluster.stop();
@@ -124,6 +202,7 @@ async function startStandalonePlinth(opts: { env?: Record<string, string> }): Pr
       }
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
+    leftoverRedisKeys: async () => [],
     close: async () => {
       if (server) {
         server.closeAllConnections();

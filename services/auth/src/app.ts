@@ -1,8 +1,9 @@
 import { Router, type Express } from 'express';
 import type { Logger } from 'pino';
-import { createServiceApp } from '@plinth/shared';
+import { createServiceApp, type NonceStore } from '@plinth/shared';
 import type { AuthContext } from './flows/auth-context';
 import { actionRoutes } from './routes/action-routes';
+import { purgeProject } from './flows/purge';
 import { adminRoutes } from './routes/admin-routes';
 import { clientRoutes } from './routes/client-routes';
 import { requireAuthEnabled, requireProjectKey } from './routes/guards';
@@ -11,6 +12,8 @@ import { selfServiceRoutes } from './routes/self-service-routes';
 import { createRateLimits, type RateLimitOptions } from './routes/rate-limits';
 
 export interface AuthAppDeps {
+  /** Cluster: nonces of accepted internal credentials, shared by every replica (Redis). */
+  nonceStore?: NonceStore;
   logger: Logger;
   internalSecret: string;
   auth: AuthContext;
@@ -42,6 +45,8 @@ export function createAuthApp(deps: AuthAppDeps): Express {
     routes,
     ready: deps.ready,
     logRequests: deps.logRequests,
+    nonceStore: deps.nonceStore,
+    purge: (project) => purgeProject(deps.auth, project),
   });
   app.set('trust proxy', deps.trustProxy);
   return app;

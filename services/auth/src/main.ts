@@ -1,9 +1,11 @@
-import { createLogger, exitOnConfigError, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
+import { createLogger, installProcessHandlers, loadConfigOrExit, refusePlaceholders, requireClusterStorage, runMain, serve } from '@plinth/shared';
 import { authConfigSchema, type AuthConfig } from './config';
 import { buildAuthService } from './service';
 
 async function main(): Promise<void> {
   const config: AuthConfig = loadConfigOrExit(authConfigSchema);
+  refusePlaceholders();
+  requireClusterStorage('auth');
   const logger = createLogger('auth', config.LOG_LEVEL);
   const service = await buildAuthService(config, logger, { behindGatewayProxy: true });
   const served = await serve(service.app, { port: config.PORT, logger, onShutdown: service.close });
@@ -11,5 +13,4 @@ async function main(): Promise<void> {
   logger.info({ port: served.port }, 'auth listening');
 }
 
-// A start-up ConfigError (bad variable, unwritable PLINTH_DATA_DIR) is one line and exit 1.
-main().catch(exitOnConfigError);
+runMain(main);

@@ -7,6 +7,7 @@ import {
   connectRedis,
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
+  RedisNonceStore,
   openSqlite,
   type BuiltService,
   type SqliteDatabase,
@@ -18,6 +19,7 @@ import type { AuthConfig } from './config';
 import { PasswordHasher } from './domain/passwords';
 import type { AuthContext } from './flows/auth-context';
 import { BackgroundWork } from './flows/background';
+import { purgeProject } from './flows/purge';
 import { SettingsReader } from './flows/settings';
 import type { MailOutbox } from './mail/mail-outbox';
 import { EmbeddedSessionStore } from './store/embedded-session-store';
@@ -126,6 +128,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
             })
         : undefined,
     },
+    nonceStore: redis ? new RedisNonceStore(redis) : undefined,
     ready: async () => {
       await users.ping();
       if (embedded.db) assertDiskSpace(config.PLINTH_DATA_DIR);
@@ -138,6 +141,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     app,
     revocations: sessions.revocations,
     keys,
+    purge: (project) => purgeProject(auth, project),
     settings: auth.settings,
     idle: () => background.idle(),
     close: async () => {

@@ -127,5 +127,23 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
       expect(await store.revocations.isRevoked(project, sid, Math.floor(T0 / 1000) + 10)).toBe(true);
       expect(await store.revocations.isRevoked(project, sid, Math.floor(T0 / 1000) + 11)).toBe(false);
     });
+
+    it('purgeProject revokes the live sessions, forgets every family, and leaves other projects alone', async () => {
+      const a = await start('usr_a');
+      const b = await start('usr_b');
+      const elsewhere = newId('ses_');
+      await store.create(other, { id: elsewhere, user_id: 'usr_a', refresh_hash: 'h-elsewhere', now: T0, expires_at: T0 + 30 * DAY });
+      await store.purgeProject(project, T0 + 5_000);
+      await store.purgeProject(project, T0 + 6_000);
+      const iat = Math.floor(T0 / 1000);
+      for (const s of [a, b]) {
+        expect(await store.getActive(project, s.sid, T0 + 10_000)).toBeNull();
+        expect(await store.revocations.isRevoked(project, s.sid, iat)).toBe(true);
+        expect(await store.rotate(project, rotation(s.hash, `${s.hash}-next`, T0 + 10_000))).toEqual({ outcome: 'invalid' });
+      }
+      expect(await store.revokeUser(project, 'usr_a', T0 + 10_000)).toBe(0);
+      expect(await store.getActive(other, elsewhere, T0 + 10_000)).toMatchObject({ id: elsewhere });
+      expect(await store.revocations.isRevoked(other, elsewhere, iat)).toBe(false);
+    });
   });
 }

@@ -236,6 +236,36 @@ export function describeUserStoreContract(name: string, makeStore: () => Promise
       it('answers ping', async () => {
         await expect(store.ping()).resolves.toBeUndefined();
       });
+
+      it('purgeProject deletes users, tokens, codes, keys and settings of the project, nothing of another', async () => {
+        const seed = async (p: ProjectId) => {
+          const u = user('ada@example.com', { password_hash: 'hash' });
+          await store.createUser(p, u);
+          await store.putOneTimeToken(p, { token_hash: 'th-purge', kind: 'verify', user_id: u.id, expires_at: T0 + MIN });
+          await store.issueOtp(p, { email: 'ada@example.com', code_hash: 'c-purge', now: T0, expires_at: T0 + 10 * MIN, resend_after: T0 - MIN });
+          await store.addSigningKey(p, key('k-purge', T0));
+          await store.putSettings(p, { ...DEFAULT_AUTH_SETTINGS, enabled: true });
+          return u;
+        };
+        const gone = await seed(project);
+        const kept = await seed(other);
+        await store.purgeProject(project);
+        await store.purgeProject(project);
+        expect(await store.getUser(project, gone.id)).toBeNull();
+        expect((await store.listUsers(project, { limit: 10, offset: 0 })).total).toBe(0);
+        expect(await store.consumeOneTimeToken(project, 'verify', 'th-purge', T0)).toBeNull();
+        expect(await store.redeemOtp(project, 'ada@example.com', 'c-purge', T0 + 1, 5)).toBe(false);
+        expect(await store.listSigningKeys(project)).toEqual([]);
+        expect(await store.getSettings(project)).toBeNull();
+        // The e-mail is free again in the purged project.
+        await expect(store.createUser(project, user('ada@example.com'))).resolves.toBeUndefined();
+        // The other project keeps everything.
+        expect(await store.getUser(other, kept.id)).toEqual({ ...kept });
+        expect(await store.consumeOneTimeToken(other, 'verify', 'th-purge', T0)).toBe(kept.id);
+        expect(await store.redeemOtp(other, 'ada@example.com', 'c-purge', T0 + 1, 5)).toBe(true);
+        expect(await store.listSigningKeys(other)).toHaveLength(1);
+        expect((await store.getSettings(other))?.enabled).toBe(true);
+      });
     });
   });
 }

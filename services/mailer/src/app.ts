@@ -1,11 +1,13 @@
 import { Router, type Express } from 'express';
 import type { Logger } from 'pino';
-import { createServiceApp, type MailQueue, type Metrics } from '@plinth/shared';
+import { createServiceApp, type NonceStore, type MailQueue, type Metrics, type ProjectId } from '@plinth/shared';
 import { deadLetterRoutes } from './routes/dead-letter-routes';
 import { mailboxRoutes } from './routes/mailbox-routes';
 import type { MailboxStore } from './store/mailbox-store';
 
 export interface MailerAppDeps {
+  /** Cluster: nonces of accepted internal credentials, shared by every replica (Redis). */
+  nonceStore?: NonceStore;
   logger: Logger;
   internalSecret: string;
   /** The queue whose dead letters the API shows. */
@@ -19,6 +21,12 @@ export interface MailerAppDeps {
 }
 
 /** Builds the mailer service's express app from injected ports. */
+/** The project was deleted: its queued, retrying and dead mail jobs and its dev mailbox go. Idempotent. */
+export async function purgeMail(queue: MailQueue, mailbox: MailboxStore | null, project: ProjectId): Promise<void> {
+  await queue.purgeProject(project);
+  await mailbox?.purgeProject(project);
+}
+
 export function createMailerApp(deps: MailerAppDeps): Express {
   const routes = Router();
   routes.use(deadLetterRoutes(deps.queue));
@@ -31,5 +39,7 @@ export function createMailerApp(deps: MailerAppDeps): Express {
     ready: deps.ready,
     metrics: deps.metrics,
     logRequests: deps.logRequests,
+    nonceStore: deps.nonceStore,
+    purge: (project) => purgeMail(deps.queue, deps.mailbox, project),
   });
 }

@@ -1,9 +1,10 @@
-import { createLogger, exitOnConfigError, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
+import { createLogger, installProcessHandlers, loadConfigOrExit, refusePlaceholders, runMain, serve } from '@plinth/shared';
 import { mailerConfigSchema, type MailerConfig } from './config';
 import { buildMailerService } from './service';
 
 async function main(): Promise<void> {
   const config: MailerConfig = loadConfigOrExit(mailerConfigSchema);
+  refusePlaceholders();
   const logger = createLogger('mailer', config.LOG_LEVEL);
   const service = await buildMailerService(config, logger);
   const served = await serve(service.app, { port: config.PORT, logger, onShutdown: service.close });
@@ -11,5 +12,4 @@ async function main(): Promise<void> {
   logger.info({ port: served.port }, 'mailer listening');
 }
 
-// A start-up ConfigError (bad variable, unwritable PLINTH_DATA_DIR) is one line and exit 1.
-main().catch(exitOnConfigError);
+runMain(main);

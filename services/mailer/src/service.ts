@@ -1,13 +1,15 @@
 import type { Logger } from 'pino';
 import {
   InternalClient,
+  connectRedis,
+  RedisNonceStore,
   createMailQueueFromConfig,
   createMetrics,
   mailerDatabaseFile,
   type BuiltService,
   type MailQueue,
 } from '@plinth/shared';
-import { createMailerApp } from './app';
+import { createMailerApp, purgeMail } from './app';
 import type { MailerConfig } from './config';
 import { createMailMetrics } from './metrics/mail-metrics';
 import { AuthServiceMailSettings } from './store/auth-mail-settings';
@@ -78,6 +80,8 @@ export async function buildMailerService(
     }),
   );
 
+  // Cluster (its own queue, on Redis): accepted internal credentials are shared by every replica.
+  const redis = ownsQueue && config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'mailer') : null;
   const app = createMailerApp({
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
@@ -85,6 +89,7 @@ export async function buildMailerService(
     mailbox,
     metrics,
     logRequests: opts.logRequests,
+    nonceStore: redis ? new RedisNonceStore(redis) : undefined,
     ready: async () => {
       await queue.counts();
     },
@@ -96,8 +101,9 @@ export async function buildMailerService(
       await queue.stop();
       if (ownsQueue) await queue.close();
       await transport.close();
+      redis?.disconnect();
     })();
     return closing;
   };
-  return { name: 'mailer', app, close };
+  return { name: 'mailer', app, close, purge: (project) => purgeMail(queue, mailbox, project) };
 }

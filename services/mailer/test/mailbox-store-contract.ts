@@ -72,5 +72,15 @@ export function describeMailboxStoreContract(name: string, makeFixture: () => Pr
       store = fixture.open();
       expect((await store.list(acme, { limit: 50 })).map((m) => m.id)).toEqual(['m1']);
     });
+
+    it('purgeProject deletes every message of the project and nothing of another', async () => {
+      await store.save(acme, message('m1', 'a@x.io', '2026-01-01T00:00:01.000Z'));
+      await store.save(acme, message('m2', 'b@x.io', '2026-01-01T00:00:02.000Z'));
+      await store.save(globex, message('m1', 'a@x.io', '2026-01-01T00:00:01.000Z'));
+      await store.purgeProject(acme);
+      await store.purgeProject(acme);
+      expect(await store.list(acme, { limit: 50 })).toEqual([]);
+      expect((await store.list(globex, { limit: 50 })).map((m) => m.id)).toEqual(['m1']);
+    });
   });
 }

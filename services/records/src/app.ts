@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { createServiceApp } from '@plinth/shared';
+import { createServiceApp, type NonceStore, type ProjectId } from '@plinth/shared';
 import type { AccessPolicy } from './domain/access-policy';
 import { CollectionOperations } from './operations/collection-operations';
 import { RecordImport } from './operations/record-import';
@@ -9,6 +9,8 @@ import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
 import type { RecordStore } from './store/record-store';
 
 export interface RecordsAppDeps {
+  /** Cluster: nonces of accepted internal credentials, shared by every replica (Redis). */
+  nonceStore?: NonceStore;
   logger: Logger;
   internalSecret: string;
   store: RecordStore;
@@ -20,6 +22,13 @@ export interface RecordsAppDeps {
   /** Defaults to pinging the store. */
   ready?: () => Promise<void>;
   clock?: () => Date;
+  /** Runs after the project's collections are gone, when the project is purged (drop caches). */
+  onPurge?: (project: ProjectId) => void;
+}
+
+/** Deletes every collection of the project with its records and idempotency keys. Idempotent. */
+export async function purgeRecords(store: RecordStore, project: ProjectId): Promise<void> {
+  for (const c of await store.listCollections(project)) await store.deleteCollection(project, c.name);
 }
 
 /** Builds the records service's express app from injected ports. */
@@ -35,5 +44,10 @@ export function createRecordsApp(deps: RecordsAppDeps): Express {
     routes,
     ready: deps.ready ?? (() => deps.store.ping()),
     logRequests: deps.logRequests,
+    nonceStore: deps.nonceStore,
+    purge: async (project) => {
+      await purgeRecords(deps.store, project);
+      deps.onPurge?.(project);
+    },
   });
 }

@@ -1,9 +1,11 @@
-import { createLogger, exitOnConfigError, installProcessHandlers, loadConfigOrExit, serve } from '@plinth/shared';
+import { createLogger, installProcessHandlers, loadConfigOrExit, refusePlaceholders, requireClusterStorage, runMain, serve } from '@plinth/shared';
 import { recordsConfigSchema, type RecordsConfig } from './config';
 import { buildRecordsService } from './service';
 
 async function main(): Promise<void> {
   const config: RecordsConfig = loadConfigOrExit(recordsConfigSchema);
+  refusePlaceholders();
+  requireClusterStorage('records');
   const logger = createLogger('records', config.LOG_LEVEL);
   const service = await buildRecordsService(config, logger);
   const served = await serve(service.app, { port: config.PORT, logger, onShutdown: service.close });
@@ -11,5 +13,4 @@ async function main(): Promise<void> {
   logger.info({ port: served.port }, 'records listening');
 }
 
-// A start-up ConfigError (bad variable, unwritable PLINTH_DATA_DIR) is one line and exit 1.
-main().catch(exitOnConfigError);
+runMain(main);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { assertDiskSpace, connectRedis, type BuiltService } from '@plinth/shared';
-import { createRecordsApp } from './app';
+import { assertDiskSpace, connectRedis, RedisNonceStore, type BuiltService } from '@plinth/shared';
+import { createRecordsApp, purgeRecords } from './app';
 import type { RecordsConfig } from './config';
 import type { AccessPolicy } from './domain/access-policy';
 import { createRulesPolicy } from './rules/policy';
@@ -41,13 +41,16 @@ export async function buildRecordsService(
   const sources = opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
   const policy =
     opts.policy ?? createRulesPolicy({ onRuleFailure: (info) => logger.warn({ rule: info }, 'stored rule no longer valid; denying') });
+  const tokens = opts.authenticateUser ? null : userTokenAuthenticator(sources, logger);
   const app = createRecordsApp({
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
     logRequests: opts.logRequests,
     store,
     policy,
-    authenticateUser: opts.authenticateUser ?? userTokenAuthenticator(sources, logger),
+    authenticateUser: opts.authenticateUser ?? tokens!,
+    onPurge: (project) => tokens?.forget(project),
+    nonceStore: redis ? new RedisNonceStore(redis) : undefined,
     // Redis holds the sessions user tokens are checked against: without it those reads fail.
     ready: async () => {
       await store.ping();
@@ -58,6 +61,10 @@ export async function buildRecordsService(
   return {
     name: 'records',
     app,
+    purge: async (project) => {
+      await purgeRecords(store, project);
+      tokens?.forget(project);
+    },
     close: async () => {
       await store.close();
       redis?.disconnect();

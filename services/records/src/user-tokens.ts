@@ -38,8 +38,14 @@ export function userTokenSourcesFromConfig(opts: { authUrl?: string; internalSec
   };
 }
 
-/** Turns a request's `X-Db-User-Token` into the verified user (null without the header). */
-export function userTokenAuthenticator(sources: UserTokenSources, logger?: Logger): AuthenticateUser {
+/**
+ * Turns a request's `X-Db-User-Token` into the verified user (null without the header);
+ * `forget(project)` drops the project's cached signing keys.
+ */
+export function userTokenAuthenticator(
+  sources: UserTokenSources,
+  logger?: Logger,
+): AuthenticateUser & { forget: (project: ProjectId) => void } {
   const revocations = sources.revocations;
   const verifiers = createProjectTokenVerifiers({
     jwks: (project) => sources.jwks(asProjectId(project)),
@@ -50,11 +56,12 @@ export function userTokenAuthenticator(sources: UserTokenSources, logger?: Logge
       ),
     isRevoked: revocations ? (project, sid, iat) => revocations.isRevoked(asProjectId(project), sid, iat) : undefined,
   });
-  return (req: Request) =>
+  const authenticate: AuthenticateUser = (req: Request) =>
     authFromUserToken({
       // The project header was verified by the chassis' internal-auth middleware.
       project: String(req.headers[INTERNAL_HEADERS.project]),
       userToken: req.headers[USER_TOKEN_HEADER],
       verifiers,
     });
+  return Object.assign(authenticate, { forget: (project: ProjectId) => verifiers.forget(project) });
 }

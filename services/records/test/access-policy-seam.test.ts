@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import type { Request } from 'express';
-import { createLogger, INTERNAL_HEADERS, InvalidRequestError, signInternal, type KeyKind } from '@plinth/shared';
+import { createLogger, InvalidRequestError, internalHeaders, type KeyKind } from '@plinth/shared';
 import { createRecordsApp } from '../src/app';
 import type { AccessPolicy, AuthInfo } from '../src/domain/access-policy';
 import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
@@ -35,22 +35,18 @@ let app: ReturnType<typeof createRecordsApp>;
 let n = 0;
 
 function as(keyKind: KeyKind, user?: string) {
-  const headers = (): { [k: string]: string } => {
+  const headers = (method: string, path: string, body?: object): { [k: string]: string } => {
     const requestId = `req-${++n}`;
-    const h: { [k: string]: string } = {
-      [INTERNAL_HEADERS.project]: PROJECT,
-      [INTERNAL_HEADERS.keyKind]: keyKind,
-      [INTERNAL_HEADERS.requestId]: requestId,
-      [INTERNAL_HEADERS.credential]: signInternal(SECRET, { project: PROJECT, keyKind, requestId }),
-    };
+    const op = { method, path: `${BASE}${path}` };
+    const h = internalHeaders(SECRET, { project: PROJECT, keyKind, requestId }, op, body === undefined ? undefined : JSON.stringify(body));
     if (user) h['x-db-user-token'] = user;
     return h;
   };
   return {
-    get: (path: string) => request(app).get(`${BASE}${path}`).set(headers()),
-    post: (path: string, body: object) => request(app).post(`${BASE}${path}`).set(headers()).send(body),
-    patch: (path: string, body: object) => request(app).patch(`${BASE}${path}`).set(headers()).send(body),
-    delete: (path: string) => request(app).delete(`${BASE}${path}`).set(headers()),
+    get: (path: string) => request(app).get(`${BASE}${path}`).set(headers('GET', path)),
+    post: (path: string, body: object) => request(app).post(`${BASE}${path}`).set(headers('POST', path, body)).send(body),
+    patch: (path: string, body: object) => request(app).patch(`${BASE}${path}`).set(headers('PATCH', path, body)).send(body),
+    delete: (path: string) => request(app).delete(`${BASE}${path}`).set(headers('DELETE', path)),
   };
 }
 

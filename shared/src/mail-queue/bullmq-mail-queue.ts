@@ -109,6 +109,25 @@ export class BullMqMailQueue implements MailQueue {
     }
   }
 
+  async purgeProject(project: ProjectId): Promise<void> {
+    this.assertOpen();
+    const pageSize = 1000;
+    for (const state of ['waiting', 'delayed', 'prioritized', 'waiting-children', 'failed', 'completed'] as const) {
+      // Page through the state; removing jobs shifts later ones down, so skip only what stays.
+      for (let start = 0; ; ) {
+        const jobs = (await this.queue.getJobs([state], start, start + pageSize - 1)) as Array<Job<MailJob> | undefined>;
+        if (jobs.length === 0) break;
+        let removed = 0;
+        for (const job of jobs) {
+          if (job?.data?.project !== project) continue;
+          // A job a worker holds the lock of cannot be removed: it is being delivered and finishes.
+          if (await job.remove().then(() => true, () => false)) removed++;
+        }
+        start += jobs.length - removed;
+      }
+    }
+  }
+
   async counts(): Promise<MailQueueCounts> {
     this.assertOpen();
     const c = await this.queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active', 'failed');

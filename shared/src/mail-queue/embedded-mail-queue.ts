@@ -162,6 +162,7 @@ export class EmbeddedMailQueue implements MailQueue {
       ),
       counts: this.db.prepare(`SELECT state, COUNT(*) AS n FROM mail_outbox GROUP BY state`),
       prune: this.db.prepare(`DELETE FROM mail_outbox WHERE state = 'done' AND finished_at < ?`),
+      purge: this.db.prepare(`DELETE FROM mail_outbox WHERE project = ?`),
     };
   }
 
@@ -203,6 +204,12 @@ export class EmbeddedMailQueue implements MailQueue {
       error: row.last_error ?? '',
       failed_at: new Date(row.failed_at).toISOString(),
     }));
+  }
+
+  async purgeProject(project: ProjectId): Promise<void> {
+    this.assertOpen();
+    // An in-flight delivery's completion then updates no row: nothing of the project remains.
+    this.stmt.purge.run(project);
   }
 
   async retryFailed(project: ProjectId, id: string): Promise<void> {

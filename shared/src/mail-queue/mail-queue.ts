@@ -85,6 +85,12 @@ export interface MailQueue {
    */
   retryFailed(project: ProjectId, id: string): Promise<void>;
 
+  /**
+   * The project was deleted: removes its jobs — waiting, retrying, dead, and delivered ones kept
+   * for idempotency. A job being delivered at this very moment may still finish. Idempotent.
+   */
+  purgeProject(project: ProjectId): Promise<void>;
+
   /** Queue-wide counts by state (not per project: this feeds operations metrics). */
   counts(): Promise<MailQueueCounts>;
 

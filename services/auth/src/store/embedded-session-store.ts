@@ -167,6 +167,18 @@ export class EmbeddedSessionStore implements SessionStore {
     return sids.length;
   }
 
+  async purgeProject(project: ProjectId, now: number): Promise<void> {
+    const tx = this.db.transaction((): string[] => {
+      const live = this.db
+        .prepare('SELECT id FROM auth_sessions WHERE project = ? AND revoked_at IS NULL')
+        .all(project) as Array<{ id: string }>;
+      this.db.prepare('DELETE FROM auth_refresh_tokens WHERE project = ?').run(project);
+      this.db.prepare('DELETE FROM auth_sessions WHERE project = ?').run(project);
+      return live.map((r) => r.id);
+    });
+    this.broadcast(project, tx(), now);
+  }
+
   async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
   }

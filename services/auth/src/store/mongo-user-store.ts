@@ -218,6 +218,14 @@ export class MongoUserStore implements UserStore {
     await this.settings.updateOne({ _id: project }, { $set: settings }, { upsert: true });
   }
 
+  async purgeProject(project: ProjectId): Promise<void> {
+    await this.users.deleteMany({ project });
+    await this.tokens.deleteMany({ project });
+    await this.otps.deleteMany({ project });
+    await this.keys.deleteMany({ project });
+    await this.settings.deleteOne({ _id: project });
+  }
+
   async ping(): Promise<void> {
     await this.db.command({ ping: 1 });
   }

@@ -94,6 +94,22 @@ export class RedisSessionStore implements SessionStore {
     return Number(await this.run(REVOKE_USER_SCRIPT, [this.prefix, project, userId, now, REVOCATION_RETENTION_SECONDS]));
   }
 
+  async purgeProject(project: ProjectId, now: number): Promise<void> {
+    // Project ids are [a-z0-9-]: no glob characters, and the `:` after the id ends the match.
+    for await (const keys of this.redis.scanStream({ match: `${this.prefix}sess:${project}:*`, count: 500 })) {
+      for (const key of keys as string[]) {
+        const sid = key.slice(`${this.prefix}sess:${project}:`.length);
+        await this.run(REVOKE_SCRIPT, [this.prefix, project, sid, now, REVOCATION_RETENTION_SECONDS]);
+      }
+      if ((keys as string[]).length > 0) await this.redis.unlink(...(keys as string[]));
+    }
+    for (const kind of ['rt', 'user']) {
+      for await (const keys of this.redis.scanStream({ match: `${this.prefix}${kind}:${project}:*`, count: 500 })) {
+        if ((keys as string[]).length > 0) await this.redis.unlink(...(keys as string[]));
+      }
+    }
+  }
+
   async ping(): Promise<void> {
     await this.redis.ping();
   }

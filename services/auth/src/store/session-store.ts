@@ -62,6 +62,12 @@ export interface SessionStore {
   revoke(project: ProjectId, sid: string, now: number): Promise<boolean>;
   /** Revokes every session of the user; returns how many were not revoked before. */
   revokeUser(project: ProjectId, userId: string, now: number): Promise<number>;
+  /**
+   * The project was deleted: revokes every live session (other services then refuse their
+   * access tokens, as after a sign-out) and forgets every family and refresh token of the
+   * project. Revocation markers are kept until they expire. Idempotent.
+   */
+  purgeProject(project: ProjectId, now: number): Promise<void>;
   /** Reads revocations this store wrote; a revocation is visible as soon as the revoking call resolves. */
   readonly revocations: RevocationChecker;
   /** Throws when the backing database is unreachable (readiness). */

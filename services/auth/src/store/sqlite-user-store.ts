@@ -297,6 +297,14 @@ export class SqliteUserStore implements UserStore {
       .run(project, JSON.stringify(settings));
   }
 
+  async purgeProject(project: ProjectId): Promise<void> {
+    this.db.transaction(() => {
+      for (const table of ['auth_users', 'auth_one_time_tokens', 'auth_otps', 'auth_signing_keys', 'auth_settings']) {
+        this.db.prepare(`DELETE FROM ${table} WHERE project = ?`).run(project);
+      }
+    })();
+  }
+
   async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
   }

@@ -126,6 +126,12 @@ export interface UserStore {
   getSettings(project: ProjectId): Promise<AuthSettings | null>;
   putSettings(project: ProjectId, settings: AuthSettings): Promise<void>;
 
+  /**
+   * Deletes every user (with their password hashes), one-time token, OTP code, signing key and
+   * the settings of the project, when the project is deleted. Idempotent.
+   */
+  purgeProject(project: ProjectId): Promise<void>;
+
   /** Throws when the backing database is unreachable (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -117,6 +117,11 @@ export class SigningKeys {
     };
   }
 
+  /** Drops the project's cached keys (the project was purged): the store is read again next time. */
+  forget(project: ProjectId): void {
+    this.cache.delete(project);
+  }
+
   /** Makes a new signing key; the previous ones verify for MAX_TOKEN_LIFETIME_MS more. */
   async rotate(project: ProjectId): Promise<SigningKeyRecord> {
     const now = this.clock();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
-import { asProjectId, loadConfig, newId, newSecret, NotFoundError, signInternal, type KeyKind } from '@plinth/shared';
+import { asProjectId, loadConfig, newId, newSecret, NotFoundError, internalHeaders, type KeyKind } from '@plinth/shared';
 import { createGatewayApp, generateKey, inProcessUpstream, SqliteProjectStore, type Upstream } from '@plinth/gateway';
 import type { Express } from 'express';
 import { authConfigSchema } from '../../src/config';
@@ -162,12 +162,11 @@ export class AuthTestService {
     let req: request.Test;
     if (c.direct) {
       const requestId = `req-${Math.random().toString(36).slice(2)}`;
+      const body = c.body === undefined ? undefined : JSON.stringify(c.body);
+      const op = { method: c.method.toUpperCase(), path: url };
       req = request(this.service.app)
         [c.method](url)
-        .set('x-plinth-project', c.project)
-        .set('x-plinth-key-kind', keyKind)
-        .set('x-request-id', requestId)
-        .set('x-plinth-internal', signInternal(SECRET, { project: c.project, keyKind, requestId }));
+        .set(internalHeaders(SECRET, { project: c.project, keyKind, requestId }, op, body));
     } else {
       req = request(this.gateway)[c.method](url);
       const keys = this.keys.get(c.project);

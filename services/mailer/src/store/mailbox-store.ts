@@ -32,5 +32,7 @@ export interface MailboxStore {
   save(project: ProjectId, message: MailboxMessage): Promise<void>;
   /** The project's messages, newest first (ties: later id first), at most `limit`. */
   list(project: ProjectId, query: MailboxQuery): Promise<MailboxMessage[]>;
+  /** Deletes every message of the project (the project was deleted). Idempotent. */
+  purgeProject(project: ProjectId): Promise<void>;
   close(): Promise<void>;
 }

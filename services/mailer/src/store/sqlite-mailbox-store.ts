@@ -57,6 +57,10 @@ export class SqliteMailboxStore implements MailboxStore {
     return rows.map((row) => JSON.parse(row.message) as MailboxMessage);
   }
 
+  async purgeProject(project: ProjectId): Promise<void> {
+    this.db.prepare('DELETE FROM mailbox_messages WHERE project = ?').run(project);
+  }
+
   async close(): Promise<void> {
     this.db.close();
   }

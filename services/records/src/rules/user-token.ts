@@ -191,6 +191,8 @@ export interface ProjectTokenVerifiersOptions extends Omit<UserTokenVerifierOpti
 export interface ProjectTokenVerifiers {
   /** As UserTokenVerifier.verify, for a token that must belong to `project`. */
   verify(project: string, token: string): Promise<AuthInfo>;
+  /** Drops the project's verifier and cached keys (the project was deleted): the next token refetches. */
+  forget(project: string): void;
 }
 
 export function createProjectTokenVerifiers(opts: ProjectTokenVerifiersOptions): ProjectTokenVerifiers {
@@ -207,6 +209,9 @@ export function createProjectTokenVerifiers(opts: ProjectTokenVerifiersOptions):
       }
       verifiers.set(project, verifier);
       return verifier.verify(token);
+    },
+    forget(project: string): void {
+      verifiers.delete(project);
     },
   };
 }

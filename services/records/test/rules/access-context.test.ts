@@ -9,6 +9,7 @@ const verifiers: ProjectTokenVerifiers = {
     if (token !== 'good') throw new UnauthorizedError('The user token is invalid.');
     return user('usr_1');
   },
+  forget() {},
 };
 describe('authFromUserToken', () => {
   beforeEach(() => seen.splice(0));
