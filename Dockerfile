@@ -1,6 +1,6 @@
 # One image for every Plinth process; the command picks the service:
 #   node gateway/dist/main.js | services/records/dist/main.js | services/auth/dist/main.js |
-#   services/mailer/dist/main.js | gateway/dist/standalone.js (all-in-one)
+#   services/mailer/dist/main.js | services/realtime/dist/main.js | gateway/dist/standalone.js (all-in-one)
 # Build: docker build -t plinth .
 
 FROM node:20-bookworm-slim AS build
@@ -13,6 +13,7 @@ COPY gateway/package.json gateway/
 COPY services/records/package.json services/records/
 COPY services/auth/package.json services/auth/
 COPY services/mailer/package.json services/mailer/
+COPY services/realtime/package.json services/realtime/
 RUN npm install --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 bcrypt msgpackr-extract
 COPY shared shared
 COPY gateway gateway
@@ -36,6 +37,8 @@ COPY --from=build --chown=node:node /app/services/auth/package.json services/aut
 COPY --from=build --chown=node:node /app/services/auth/dist services/auth/dist
 COPY --from=build --chown=node:node /app/services/mailer/package.json services/mailer/
 COPY --from=build --chown=node:node /app/services/mailer/dist services/mailer/dist
+COPY --from=build --chown=node:node /app/services/realtime/package.json services/realtime/
+COPY --from=build --chown=node:node /app/services/realtime/dist services/realtime/dist
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080

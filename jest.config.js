@@ -15,6 +15,7 @@ const common = {
     '^@plinth/records$': '<rootDir>/services/records/src/index.ts',
     '^@plinth/auth$': '<rootDir>/services/auth/src/index.ts',
     '^@plinth/mailer$': '<rootDir>/services/mailer/src/index.ts',
+    '^@plinth/realtime$': '<rootDir>/services/realtime/src/index.ts',
     '^@plinth/gateway$': '<rootDir>/gateway/src/index.ts',
     '^@plinth/gateway/(.*)$': '<rootDir>/gateway/src/$1',
   },
@@ -26,6 +27,7 @@ const CLUSTER_SUITES = [
   '<rootDir>/gateway/test/gateway.int.test.ts',
   '<rootDir>/gateway/test/project-purge.int.test.ts',
   '<rootDir>/services/records/test/api/**/*.test.ts',
+  '<rootDir>/services/realtime/test/realtime.int.test.ts',
 ];
 
 /** @type {import('jest').Config} */

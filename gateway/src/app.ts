@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import cors from 'cors';
 import type { Logger } from 'pino';
 import {
+  InvalidRequestError,
   NotFoundError,
   PayloadTooLargeError,
   PlinthError,
@@ -22,6 +23,7 @@ import { KeyAuthenticator } from './key-authenticator';
 import { ProjectDeletion } from './purge/project-deletion';
 import type { ServicePurge } from './purge/service-purges';
 import { adminRoutes } from './routes/admin';
+import { REALTIME_ROUTE, realtimeUpgradeHandler, type UpgradeTarget } from './realtime-upgrade';
 import { matchRoute, type ServiceName } from './routing';
 import type { ProjectStore } from './store/project-store';
 import type { Upstream } from './upstreams';
@@ -46,6 +48,8 @@ export interface GatewayOptions {
   purges?: ServicePurge[];
   /** First delay between retries of an unfinished purge (default 5 s). */
   purgeRetryMs?: number;
+  /** Where WebSocket upgrades of `/v1/projects/{p}/realtime` go; without it they answer 503. */
+  realtime?: UpgradeTarget;
 }
 
 export interface Gateway {
@@ -58,6 +62,8 @@ export interface Gateway {
    * reach (PLINTH_METRICS_PORT), never on the public one.
    */
   metricsApp: Express;
+  /** Attach to the HTTP server: `server.on('upgrade', gateway.upgrade)`. */
+  upgrade: UpgradeTarget;
 }
 
 /** Refuses a declared body over 1 MiB before anything reads it (services also cap streamed bodies). */
@@ -146,6 +152,9 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     opts.upstreams[route.service].handle(req, res, next);
   });
 
+  app.get(REALTIME_ROUTE, () => {
+    throw new InvalidRequestError('The realtime endpoint takes WebSocket connections only (Upgrade: websocket).');
+  });
   app.use(notFoundHandler);
   app.use(errorHandler(opts.logger));
   const metricsApp = express();
@@ -153,5 +162,11 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
   metricsApp.get('/metrics', metrics.handler);
   metricsApp.use(notFoundHandler);
   metricsApp.use(errorHandler(opts.logger));
-  return { app, keys, deletion, metricsApp };
+  return {
+    app,
+    keys,
+    deletion,
+    metricsApp,
+    upgrade: realtimeUpgradeHandler({ keys, target: opts.realtime, logger: opts.logger }),
+  };
 }

@@ -41,6 +41,8 @@ export interface GatewayConfig extends GatewaySharedConfig {
   RECORDS_URL: string;
   AUTH_URL: string;
   MAILER_URL: string;
+  /** The realtime service's replicas (WebSocket upgrades are proxied there); optional. */
+  REALTIME_URL?: string;
 }
 
 export const gatewayConfigSchema = Joi.object<GatewayConfig>({
@@ -51,6 +53,7 @@ export const gatewayConfigSchema = Joi.object<GatewayConfig>({
   RECORDS_URL: urlList.required(),
   AUTH_URL: urlList.required(),
   MAILER_URL: urlList.required(),
+  REALTIME_URL: urlList,
 });
 
 /** Standalone mode: gateway plus every service in one process. Keys are generated when unset. */

@@ -3,7 +3,7 @@ import { createGatewayApp } from './app';
 import { gatewayConfigSchema, parseOrigins, parseUrlList, type GatewayConfig } from './config';
 import { createProjectStore } from './store/from-config';
 import { httpPurges } from './purge/service-purges';
-import { proxyUpstream } from './upstreams';
+import { proxyUpgrade, proxyUpstream } from './upstreams';
 
 /** Cluster mode: the gateway as its own process, proxying to the services' URLs. */
 async function main(): Promise<void> {
@@ -17,6 +17,7 @@ async function main(): Promise<void> {
     auth: proxyUpstream('auth', parseUrlList(config.AUTH_URL), logger, config.PLINTH_INTERNAL_SECRET),
     mailer: proxyUpstream('mailer', parseUrlList(config.MAILER_URL), logger, config.PLINTH_INTERNAL_SECRET),
   };
+  const realtime = config.REALTIME_URL ? proxyUpgrade('realtime', parseUrlList(config.REALTIME_URL), logger, config.PLINTH_INTERNAL_SECRET) : undefined;
   const gateway = createGatewayApp({
     store,
     upstreams,
@@ -37,11 +38,13 @@ async function main(): Promise<void> {
       config.PLINTH_PURGE_TIMEOUT_MS,
     ),
     purgeRetryMs: config.PLINTH_PURGE_RETRY_MS,
+    realtime,
   });
   const { app, deletion } = gateway;
   const served = await serve(app, {
     port: config.PORT,
     logger,
+    beforeDrain: () => realtime?.close(),
     onShutdown: async () => {
       deletion.close();
       for (const u of Object.values(upstreams)) u.close();
@@ -55,6 +58,7 @@ async function main(): Promise<void> {
     await served.shutdown(how);
     await metricsServed?.shutdown({ graceMs: 0 });
   }, logger);
+  served.server.on('upgrade', gateway.upgrade);
   logger.info({ port: served.port, metrics_port: metricsServed?.port }, 'gateway listening');
   await deletion.resume();
 }

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { assertDiskSpace, createMailQueueFromConfig, loadConfig, type BuiltService } from '@plinth/shared';
+import { assertDiskSpace, createEventBusFromConfig, createMailQueueFromConfig, loadConfig, markInProcess, startTrimming, type BuiltService } from '@plinth/shared';
 import { buildRecordsService, recordsConfigSchema } from '@plinth/records';
 import { authConfigSchema, buildAuthService } from '@plinth/auth';
 import { buildMailerService, mailerConfigSchema } from '@plinth/mailer';
+import { buildRealtimeService, realtimeConfigSchema } from '@plinth/realtime';
 import { createGatewayApp, type Gateway } from './app';
 import { parseOrigins, type StandaloneConfig } from './config';
 import { createProjectStore } from './store/from-config';
@@ -17,6 +18,8 @@ export interface Standalone {
   services: BuiltService[];
   /** What a project deletion purges, in order (tests may add to it). */
   purges: ServicePurge[];
+  /** Closes the WebSocket connections (the first step of a shutdown: the server waits for them). */
+  closeConnections: () => Promise<void>;
   /** Closes services, then the project store. */
   close: () => Promise<void>;
 }
@@ -38,10 +41,22 @@ export async function composeStandalone(
   // One queue: auth enqueues to it and the mailer consumes it (embedded outbox, or BullMQ on REDIS_URL).
   const queue = createMailQueueFromConfig(mailerConfig, { logger: logger.child({ service: 'mail-queue' }), concurrency: mailerConfig.PLINTH_MAIL_CONCURRENCY });
   const auth = await buildAuthService(loadConfig(authConfigSchema, serviceEnv), logger.child({ service: 'auth' }), { logRequests, outbox: queue });
+  // One event log for records (writer) and realtime (reader): SQLite in the data dir, or Redis Streams.
+  const recordsConfig = loadConfig(recordsConfigSchema, serviceEnv);
+  const events = createEventBusFromConfig(recordsConfig);
+  const stopTrimming = startTrimming(events, 60_000, (err) => logger.warn({ err }, 'event log trim failed'));
   // Records verifies user tokens with the in-process auth service's keys and revocation list.
-  const records = await buildRecordsService(loadConfig(recordsConfigSchema, serviceEnv), logger.child({ service: 'records' }), {
+  const records = await buildRecordsService(recordsConfig, logger.child({ service: 'records' }), {
     logRequests,
     userTokens: { jwks: (project) => auth.keys.jwks(project), revocations: auth.revocations },
+    events,
+  });
+  // Realtime resolves subscriptions through records in-process and hears auth's revocations.
+  const realtime = await buildRealtimeService(loadConfig(realtimeConfigSchema, serviceEnv), logger.child({ service: 'realtime' }), {
+    logRequests,
+    events,
+    resolve: records.subscribe,
+    revocations: auth.revocations,
   });
   const mailer = await buildMailerService(mailerConfig, logger.child({ service: 'mailer' }), {
     logRequests,
@@ -66,17 +81,24 @@ export async function composeStandalone(
     ready: async () => assertDiskSpace(config.PLINTH_DATA_DIR),
     purges,
     purgeRetryMs: config.PLINTH_PURGE_RETRY_MS,
+    realtime: (req, socket, head) => {
+      markInProcess(req);
+      realtime.handleUpgrade(req, socket, head);
+    },
   });
   await gateway.deletion.resume();
-  const services = [records, auth, mailer];
+  const services = [realtime, records, auth, mailer];
   return {
     gateway,
     store,
     services,
     purges,
+    closeConnections: () => realtime.closeConnections(),
     close: async () => {
       gateway.deletion.close();
       for (const s of services) await s.close();
+      stopTrimming();
+      await events.close();
       await queue.close();
       await store.close();
     },

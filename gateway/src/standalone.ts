@@ -10,7 +10,8 @@ async function main(): Promise<void> {
   const admin = resolveAdminKey(config.PLINTH_DATA_DIR, config.PLINTH_ADMIN_KEY);
   const plinth = await composeStandalone({ ...config, PLINTH_ADMIN_KEY: admin.key }, process.env, logger);
   const demo = await ensureDemoProject(config.PLINTH_DATA_DIR, plinth.store, plinth.gateway.keys);
-  const served = await serve(plinth.gateway.app, { port: config.PORT, host: config.HOST, logger, onShutdown: plinth.close });
+  const served = await serve(plinth.gateway.app, { port: config.PORT, host: config.HOST, logger, beforeDrain: plinth.closeConnections, onShutdown: plinth.close });
+  served.server.on('upgrade', plinth.gateway.upgrade);
   // Prometheus scrapes here without the operator key (same HOST as the API).
   const metricsServed = config.PLINTH_METRICS_PORT
     ? await serve(plinth.gateway.metricsApp, { port: config.PLINTH_METRICS_PORT, host: config.HOST, logger })

@@ -2,11 +2,18 @@ import { ConflictError, asProjectId } from '@plinth/shared';
 import { generateKey, hashKey } from '../src/keys';
 import type { ProjectStore } from '../src/store/project-store';
 
+/** Ways to make an adapter's writes fail, for the tests of what a half-done write leaves behind. */
+export interface ProjectStoreFaults {
+  /** Makes the next deletion of keys (of a project being deleted) fail; the returned function undoes it. */
+  failKeyDeletion(store: ProjectStore): Promise<() => Promise<void>>;
+}
+
 /**
  * The ProjectStore contract: every adapter must pass all of it, unchanged.
- * `makeStore` returns a fresh, empty store.
+ * `makeStore` returns a fresh, empty store. Without `faults` (a real server, where nothing can
+ * be made to fail on demand) the failure-injection test is not registered; the suite's name says so.
  */
-export function describeProjectStoreContract(name: string, makeStore: () => Promise<ProjectStore>): void {
+export function describeProjectStoreContract(name: string, makeStore: () => Promise<ProjectStore>, faults?: ProjectStoreFaults): void {
   describe(`ProjectStore contract: ${name}`, () => {
     let store: ProjectStore;
     beforeEach(async () => {
@@ -99,6 +106,42 @@ export function describeProjectStoreContract(name: string, makeStore: () => Prom
       expect(await store.findKeyByHash(again.record.hash)).toEqual(again.record);
       expect(await store.deleteProject(asProjectId('never-made'))).toBe(false);
       expect(await store.listPurges()).toEqual([]);
+    });
+
+    if (faults) {
+      it('leaves no key that authenticates when deleting a project fails half-way', async () => {
+        const a = generateKey(alpha, 'secret');
+        await store.createProject(project(alpha, '2026-01-01T00:00:00.000Z'), [a.record]);
+        const restore = await faults.failKeyDeletion(store);
+        // (Not `rejects.toThrow()`: better-sqlite3's errors may come from another test file's realm.)
+        const outcome = await store.deleteProject(alpha).then(() => 'resolved', () => 'rejected');
+        expect(outcome).toBe('rejected');
+        await restore();
+        // All or nothing: either the project is still there with its key, or both are gone.
+        if (await store.getProject(alpha)) expect(await store.findKeyByHash(a.record.hash)).toEqual(a.record);
+        else expect(await store.findKeyByHash(a.record.hash)).toBeNull();
+        await store.deleteProject(alpha);
+        await store.createProject(project(alpha, '2026-02-01T00:00:00.000Z'), []);
+        expect(await store.findKeyByHash(a.record.hash)).toBeNull();
+        expect(await store.listKeys(alpha)).toEqual([]);
+      });
+    }
+
+    it('a key added while its project is deleted never outlives the project', async () => {
+      for (const order of ['add first', 'delete first']) {
+        await store.createProject(project(alpha, '2026-01-01T00:00:00.000Z'), []);
+        const k = generateKey(alpha, 'public');
+        const add = () => store.addKey(k.record);
+        const del = () => store.deleteProject(alpha);
+        const [added] = order === 'add first' ? await Promise.all([add(), del()]) : (await Promise.all([del(), add()])).reverse();
+        expect(await store.getProject(alpha)).toBeNull();
+        expect(await store.findKeyByHash(k.record.hash)).toBeNull();
+        expect(await store.listKeys(alpha)).toEqual([]);
+        expect(typeof added).toBe('boolean');
+        await store.createProject(project(alpha, '2026-02-01T00:00:00.000Z'), []);
+        expect(await store.findKeyByHash(k.record.hash)).toBeNull();
+        await store.deleteProject(alpha);
+      }
     });
 
     it('never matches a hash given as a query object', async () => {

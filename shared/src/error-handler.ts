@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { fromDependencyError } from './dependency-errors';
+import { BodyTooDeepError, MAX_BODY_DEPTH } from './body-parsing';
 import { InternalError, NotFoundError, PayloadTooLargeError, PlinthError, InvalidRequestError, UnsupportedMediaTypeError } from './errors';
 
 /** Errors raised by body-parser / raw-body carry a `type` and an HTTP `status`. */
@@ -21,14 +22,36 @@ function fromBodyParser(err: unknown): PlinthError | null {
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new UnsupportedMediaTypeError('Unsupported body encoding or charset.');
+    case 'entity.too.deep': {
+      const path = err instanceof BodyTooDeepError && err.path.length > 0 ? err.path.join('.') : 'body';
+      return new InvalidRequestError(`The JSON body is nested deeper than ${MAX_BODY_DEPTH} levels, in "${path}".`, {
+        field: path,
+        reason: 'too_deep',
+        limit: MAX_BODY_DEPTH,
+      });
+    }
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
     case 'parameters.too.many':
       return new InvalidRequestError('The request body could not be read.');
     default:
-      return null;
+      return fromClientErrorStatus(e);
   }
+}
+
+/**
+ * Other errors that express, its router and body-parser mark as the client's fault (an
+ * `http-errors` 4xx: a path segment that is not valid percent-encoding, a corrupt gzip, deflate
+ * or br body…): the envelope of that status with a generic message, never a 500.
+ */
+function fromClientErrorStatus(e: BodyParserError): PlinthError | null {
+  const status = e.status ?? e.statusCode;
+  if (status === undefined || status < 400 || status > 499) return null;
+  if (status === 413) return new PayloadTooLargeError();
+  if (status === 415) return new UnsupportedMediaTypeError();
+  if (e instanceof URIError) return new InvalidRequestError('The request path is not valid percent-encoding.');
+  return new InvalidRequestError('The request could not be read: a malformed path, or a body that could not be decoded.');
 }
 
 /** Turns any error into a PlinthError; anything unknown becomes a 500 that hides its cause. */

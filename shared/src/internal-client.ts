@@ -29,8 +29,20 @@ export class InternalClient {
     return this.send<T>(project, keyKind, 'GET', path);
   }
 
+  /** POSTs a JSON body; `headers` are added (e.g. the user token the callee should verify). */
+  async postJson<T>(project: string, keyKind: KeyKind, path: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+    return this.send<T>(project, keyKind, 'POST', path, body, headers);
+  }
+
   /** One signed call with an optional JSON body; the answer's JSON, or the callee's error. */
-  async send<T>(project: string, keyKind: KeyKind, method: string, path: string, json?: unknown): Promise<T> {
+  async send<T>(
+    project: string,
+    keyKind: KeyKind,
+    method: string,
+    path: string,
+    json?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     const base = this.urls[this.next++ % this.urls.length]!;
     const requestId = randomUUID();
     const body = json === undefined ? undefined : JSON.stringify(json);
@@ -39,6 +51,7 @@ export class InternalClient {
       res = await fetch(base + path, {
         method,
         headers: {
+          ...headers,
           ...internalHeaders(this.opts.internalSecret, { project, keyKind, requestId }, { method, path }, body),
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },

@@ -26,6 +26,11 @@ export interface ServeOptions {
   drainMs?: number;
   /** Unready-but-serving period before the drain (default: PLINTH_SHUTDOWN_GRACE_MS). */
   graceMs?: number;
+  /**
+   * Runs first, before draining: close what the HTTP server does not track, such as upgraded
+   * WebSocket connections (the server cannot finish closing while they are open).
+   */
+  beforeDrain?: () => Promise<void> | void;
 }
 
 export interface Served {
@@ -89,6 +94,7 @@ export async function serve(handler: RequestListener, opts: ServeOptions): Promi
         });
       }
       opts.logger.info('shutting down: draining requests');
+      await opts.beforeDrain?.();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), opts.drainMs ?? 10_000);

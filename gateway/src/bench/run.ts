@@ -1,4 +1,5 @@
 import { benchAuthFlows } from './auth-flows';
+import { benchRealtime } from './realtime';
 import { benchRecords } from './records';
 
 /**
@@ -9,6 +10,7 @@ import { benchRecords } from './records';
 const SCENARIOS: Array<[string, () => Promise<string>]> = [
   ['records', benchRecords],
   ['auth-flows', benchAuthFlows],
+  ['realtime', benchRealtime],
 ];
 
 async function main(): Promise<void> {

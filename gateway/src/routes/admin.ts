@@ -1,8 +1,8 @@
-import express, { Router, type RequestHandler } from 'express';
+import { Router, type RequestHandler } from 'express';
 import Joi from 'joi';
 import { randomBytes } from 'node:crypto';
 import {
-  BODY_LIMIT,
+  bodyParsers,
   ForbiddenError,
   InvalidRequestError,
   NotFoundError,
@@ -67,7 +67,7 @@ export function adminRoutes(deps: AdminDeps): Router {
   const { store, keys } = deps;
   const r = Router();
   r.use(requireOperator(deps));
-  r.use(express.json({ limit: BODY_LIMIT }));
+  r.use(bodyParsers());
 
   r.post('/projects', async (req, res) => {
     const body = validate(createProjectSchema, req.body);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { MongoClient } from 'mongodb';
+import { acquireMongoClient } from '@plinth/shared';
 import type { ProjectStore } from './project-store';
 import { MongoProjectStore } from './mongo-project-store';
 import { SqliteProjectStore } from './sqlite-project-store';
@@ -7,8 +7,8 @@ import { SqliteProjectStore } from './sqlite-project-store';
 /** MongoDB when a URL is given (cluster mode), else `gateway.db` in the data directory. */
 export async function createProjectStore(opts: { mongoUrl?: string; dataDir: string }): Promise<ProjectStore> {
   if (opts.mongoUrl) {
-    const client = await new MongoClient(opts.mongoUrl).connect();
-    return new MongoProjectStore(client.db(), () => client.close()).init();
+    const { client, release } = await acquireMongoClient(opts.mongoUrl);
+    return new MongoProjectStore(client.db(), release).init();
   }
   return new SqliteProjectStore(path.join(opts.dataDir, 'gateway.db'));
 }

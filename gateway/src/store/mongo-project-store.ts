@@ -1,4 +1,4 @@
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoServerError, type ClientSession, type Collection, type CreateIndexesOptions, type Db, type Document } from 'mongodb';
 import { ConflictError, type ProjectId } from '@plinth/shared';
 import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
 
@@ -21,10 +21,22 @@ interface KeyDoc {
   created_at: string;
 }
 
-const WRITE = { writeConcern: { w: 'majority' as const } };
+const WRITE = { writeConcern: { w: 'majority' as const, wtimeoutMS: 10_000 } };
+const TRANSACTION = { ...WRITE, readConcern: { level: 'snapshot' as const }, readPreference: 'primary' as const };
 
 function isDuplicateKey(err: unknown): boolean {
   return err instanceof MongoServerError && err.code === 11000;
+}
+
+/** Creates an index; one of that name with other options (an older release's) is replaced, not fatal. */
+async function ensureIndex<T extends Document>(c: Collection<T>, key: { [k: string]: 1 }, options: CreateIndexesOptions & { name: string }): Promise<void> {
+  try {
+    await c.createIndex(key, options);
+  } catch (err) {
+    if (!(err instanceof MongoServerError && (err.code === 85 || err.code === 86))) throw err;
+    await c.dropIndex(options.name);
+    await c.createIndex(key, options);
+  }
 }
 
 const toProject = (d: ProjectDoc): ProjectRecord => ({ id: d._id as ProjectId, name: d.name, created_at: d.created_at });
@@ -37,7 +49,12 @@ const toKey = (d: KeyDoc): ApiKeyRecord => ({
   created_at: d.created_at,
 });
 
-/** ProjectStore on MongoDB (cluster mode). Call `init()` once to create indexes. */
+/**
+ * ProjectStore on MongoDB (cluster mode). Call `init()` once to create indexes.
+ * Deleting a project and adding a key are transactions (so a replica set is required) that both
+ * write the project document: of a deletion and a key addition racing, one sees the other's
+ * result, and no key outlives its project. A key is only ever found while its project exists.
+ */
 export class MongoProjectStore implements ProjectStore {
   private readonly projects: Collection<ProjectDoc>;
   private readonly keys: Collection<KeyDoc>;
@@ -53,31 +70,28 @@ export class MongoProjectStore implements ProjectStore {
   }
 
   async init(): Promise<this> {
-    await this.keys.createIndex({ hash: 1 }, { unique: true, name: 'hash_unique' });
-    await this.keys.createIndex({ project: 1, created_at: 1 }, { name: 'project_created' });
-    await this.projects.createIndex({ created_at: 1, _id: 1 }, { name: 'created' });
+    await ensureIndex(this.keys, { hash: 1 }, { unique: true, name: 'hash_unique' });
+    await ensureIndex(this.keys, { project: 1, created_at: 1 }, { name: 'project_created' });
+    await ensureIndex(this.projects, { created_at: 1, _id: 1 }, { name: 'created' });
     return this;
   }
 
+  /** One transaction; keys an interrupted deletion of an earlier project of that id left behind are removed. */
   async createProject(project: ProjectRecord, keys: ApiKeyRecord[]): Promise<void> {
     try {
-      await this.projects.insertOne({ _id: project.id, name: project.name, created_at: project.created_at }, WRITE);
+      await this.transaction(async (session) => {
+        // deleteProject writes its tombstone in the same transaction as the removal, so a create
+        // never slips in while that id's purge is still under way.
+        if (await this.purges.findOne({ _id: project.id }, { session })) throw purgingError(project.id);
+        await this.projects.insertOne({ _id: project.id, name: project.name, created_at: project.created_at }, { session });
+        await this.keys.deleteMany({ project: project.id }, { session });
+        if (keys.length > 0) await this.keys.insertMany(keys.map((k) => this.keyDoc(k)), { session });
+      });
     } catch (err) {
-      if (isDuplicateKey(err)) throw new ConflictError(`Project ${project.id} already exists.`);
-      throw err;
-    }
-    // deleteProject writes its tombstone before removing the project, so a create that got
-    // past the insert above sees the tombstone of any delete it raced with.
-    if (await this.purges.findOne({ _id: project.id })) {
-      await this.projects.deleteOne({ _id: project.id }, WRITE);
-      throw purgingError(project.id);
-    }
-    try {
-      if (keys.length > 0) await this.keys.insertMany(keys.map((k) => this.keyDoc(k)), WRITE);
-    } catch (err) {
-      await this.keys.deleteMany({ project: project.id }, WRITE);
-      await this.projects.deleteOne({ _id: project.id }, WRITE);
-      if (isDuplicateKey(err)) throw new ConflictError('Key already exists.');
+      if (isDuplicateKey(err)) {
+        const onProject = (err as MongoServerError).message.includes('gateway_projects');
+        throw new ConflictError(onProject ? `Project ${project.id} already exists.` : 'Key already exists.');
+      }
       throw err;
     }
   }
@@ -93,12 +107,14 @@ export class MongoProjectStore implements ProjectStore {
   }
 
   async deleteProject(id: ProjectId): Promise<boolean> {
-    if (!(await this.projects.findOne({ _id: id }))) return false;
-    // Tombstone first (a racing create sees it), then the keys (they stop working), then the project.
-    await this.purges.updateOne({ _id: id }, { $setOnInsert: { deleted_at: new Date().toISOString() } }, { upsert: true, ...WRITE });
-    await this.keys.deleteMany({ project: id }, WRITE);
-    const r = await this.projects.deleteOne({ _id: id }, WRITE);
-    return r.deletedCount > 0;
+    return this.transaction(async (session) => {
+      if (!(await this.projects.findOne({ _id: id }, { session }))) return false;
+      // Tombstone (a racing create sees it), keys (they stop working) and project, all or nothing.
+      await this.purges.updateOne({ _id: id }, { $setOnInsert: { deleted_at: new Date().toISOString() } }, { upsert: true, session });
+      await this.keys.deleteMany({ project: id }, { session });
+      const r = await this.projects.deleteOne({ _id: id }, { session });
+      return r.deletedCount > 0;
+    });
   }
 
   async finishPurge(id: ProjectId): Promise<void> {
@@ -111,14 +127,27 @@ export class MongoProjectStore implements ProjectStore {
   }
 
   async addKey(key: ApiKeyRecord): Promise<boolean> {
-    if (!(await this.projects.findOne({ _id: key.project }))) return false;
     try {
-      await this.keys.insertOne(this.keyDoc(key), WRITE);
+      return await this.transaction(async (session) => {
+        // A write to the project document, so a concurrent deleteProject conflicts with this one.
+        const seen = await this.projects.updateOne({ _id: key.project }, { $inc: { key_writes: 1 } }, { session });
+        if (seen.matchedCount === 0) return false;
+        await this.keys.insertOne(this.keyDoc(key), { session });
+        return true;
+      });
     } catch (err) {
       if (isDuplicateKey(err)) throw new ConflictError('Key already exists.');
       throw err;
     }
-    return true;
+  }
+
+  private async transaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
+    const session = this.db.client.startSession();
+    try {
+      return await session.withTransaction(() => fn(session), TRANSACTION);
+    } finally {
+      await session.endSession();
+    }
   }
 
   async listKeys(project: ProjectId): Promise<ApiKeyRecord[]> {
@@ -128,7 +157,9 @@ export class MongoProjectStore implements ProjectStore {
 
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
     const d = await this.keys.findOne({ hash: String(hash) });
-    return d ? toKey(d) : null;
+    if (!d) return null;
+    // A key left behind by an interrupted deletion (before deletions were transactions) never counts.
+    return (await this.projects.findOne({ _id: d.project })) ? toKey(d) : null;
   }
 
   async deleteKey(project: ProjectId, keyId: string): Promise<boolean> {

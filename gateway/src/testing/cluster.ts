@@ -9,15 +9,17 @@ import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
-export type ClusterService = 'records' | 'auth' | 'mailer';
+export type ClusterService = 'records' | 'auth' | 'mailer' | 'realtime';
 
 const ENTRY: Record<ClusterService | 'gateway', string> = {
   records: 'services/records/dist/main.js',
   auth: 'services/auth/dist/main.js',
   mailer: 'services/mailer/dist/main.js',
+  realtime: 'services/realtime/dist/main.js',
   gateway: 'gateway/dist/main.js',
 };
 
@@ -96,6 +98,21 @@ async function stopProcess(p: RunningProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** Removes the run's event streams (PLINTH_EVENTS_PREFIX) from Redis, if it used Redis. */
+async function deleteEventStreams(env: NodeJS.ProcessEnv): Promise<void> {
+  if (!env.REDIS_URL || !env.PLINTH_EVENTS_PREFIX) return;
+  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    const shards = Number(env.PLINTH_EVENTS_SHARDS ?? 8);
+    const keys = Array.from({ length: shards }, (_, i) => [`${env.PLINTH_EVENTS_PREFIX}s:${i}`, `${env.PLINTH_EVENTS_PREFIX}seq:${i}`]).flat();
+    await redis.del(...keys);
+  } catch {
+    // Cleaning up is best effort: the keys are prefixed with the run's random id.
+  } finally {
+    redis.disconnect();
+  }
+}
+
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-cluster-'));
   const internalSecret = randomBytes(32).toString('hex');
@@ -111,19 +128,23 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     PLINTH_SHUTDOWN_GRACE_MS: '0',
     // SQLite files in the run's data directory: cluster processes need this said explicitly.
     PLINTH_STORAGE: 'sqlite',
+    // Change events of this run in streams of their own on the shared Redis; deleted at stop.
+    PLINTH_EVENTS_PREFIX: `test:events:${randomBytes(6).toString('hex')}:`,
     ...opts.env,
     PLINTH_DATA_DIR: dataDir,
     PLINTH_INTERNAL_SECRET: internalSecret,
   };
   const processes: RunningProcess[] = [];
-  const urls: Record<ClusterService, string[]> = { records: [], auth: [], mailer: [] };
+  const urls: Record<ClusterService, string[]> = { records: [], auth: [], mailer: [], realtime: [] };
   try {
     // Auth first: records (JWKS for user tokens) and the mailer (mail settings) call it.
-    for (const svc of ['auth', 'records', 'mailer'] as const) {
-      const n = opts.replicas?.[svc] ?? 1;
+    // Realtime last: it resolves subscriptions through records. It runs only when asked for.
+    for (const svc of ['auth', 'records', 'mailer', 'realtime'] as const) {
+      const n = opts.replicas?.[svc] ?? (svc === 'realtime' ? 0 : 1);
       const callsAuth = svc === 'auth' ? {} : { AUTH_URL: urls.auth.join(',') };
+      const callsRecords = svc === 'realtime' ? { RECORDS_URL: urls.records.join(',') } : {};
       for (let i = 0; i < n; i++) {
-        const p = await startProcess(`${svc}-${i}`, ENTRY[svc], { ...base, ...callsAuth, ...opts.serviceEnv?.[svc] });
+        const p = await startProcess(`${svc}-${i}`, ENTRY[svc], { ...base, ...callsAuth, ...callsRecords, ...opts.serviceEnv?.[svc] });
         processes.push(p);
         urls[svc].push(p.url);
       }
@@ -134,6 +155,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       RECORDS_URL: urls.records.join(','),
       AUTH_URL: urls.auth.join(','),
       MAILER_URL: urls.mailer.join(','),
+      ...(urls.realtime.length ? { REALTIME_URL: urls.realtime.join(',') } : {}),
     });
     processes.push(gateway);
     const url = gateway.url;
@@ -148,7 +170,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         const res = await fetch(`${url}/v1/admin/projects`, {
           method: 'POST',
           headers: { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ id: id ?? `c-${process.pid}-${++counter}` }),
+          // Unique across clusters started by one process: per-project state in the shared Redis
+          // (rate-limit counters) must not carry over from an earlier suite's project.
+          body: JSON.stringify({ id: id ?? `c-${process.pid}-${++counter}-${Date.now().toString(36)}` }),
         });
         if (res.status !== 201) throw new Error(`createProject: ${res.status} ${await res.text()}`);
         const body = (await res.json()) as { project: { id: string }; keys: { public: string; secret: string } };
@@ -157,6 +181,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       stop: async () => {
         for (const p of [...processes].reverse()) await stopProcess(p);
         fs.rmSync(dataDir, { recursive: true, force: true });
+        await deleteEventStreams(base);
       },
     };
   } catch (err) {

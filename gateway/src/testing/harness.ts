@@ -62,7 +62,13 @@ export function testTopology(): TestTopology {
   return process.env.PLINTH_TEST_TOPOLOGY === 'cluster' ? 'cluster' : 'standalone';
 }
 
-export async function startTestPlinth(opts: { env?: Record<string, string> } = {}): Promise<TestPlinth> {
+export interface TestPlinthOptions {
+  env?: Record<string, string>;
+  /** Cluster topology: realtime replicas to run (default 0; standalone always has realtime in-process). */
+  realtimeReplicas?: number;
+}
+
+export async function startTestPlinth(opts: TestPlinthOptions = {}): Promise<TestPlinth> {
   return testTopology() === 'cluster' ? startClusterPlinth(opts) : startStandalonePlinth(opts);
 }
 
@@ -108,12 +114,12 @@ function redisFootprint(redisUrl: string, queueName: string, projects: () => Pro
   };
 }
 
-async function startClusterPlinth(opts: { env?: Record<string, string> }): Promise<TestPlinth> {
+async function startClusterPlinth(opts: TestPlinthOptions): Promise<TestPlinth> {
   const redisUrl = opts.env?.REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   // A queue of its own, so concurrently running suites never take each other's mail.
   const queueName = `test-mail-${process.pid}-${Date.now().toString(36)}-${++counter}`;
   const cluster = await startCluster({
-    replicas: { records: 2, auth: 2 },
+    replicas: { records: 2, auth: 2, realtime: opts.realtimeReplicas ?? 0 },
     env: {
       REDIS_URL: redisUrl,
       PLINTH_MAIL_QUEUE: queueName,
@@ -161,7 +167,7 @@ async function startClusterPlinth(opts: { env?: Record<string, string> }): Promi
   }
 }
 
-async function startStandalonePlinth(opts: { env?: Record<string, string> }): Promise<TestPlinth> {
+async function startStandalonePlinth(opts: TestPlinthOptions): Promise<TestPlinth> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-test-'));
   const env: NodeJS.ProcessEnv = {
     LOG_LEVEL: 'silent',
@@ -198,12 +204,14 @@ async function startStandalonePlinth(opts: { env?: Record<string, string> }): Pr
     url: async () => {
       if (!server) {
         server = http.createServer(standalone.gateway.app);
+        server.on('upgrade', standalone.gateway.upgrade);
         await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
       }
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
     leftoverRedisKeys: async () => [],
     close: async () => {
+      await standalone.closeConnections();
       if (server) {
         server.closeAllConnections();
         await new Promise((r) => server!.close(r));

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import {
+  acquireMongoClient,
   assertDiskSpace,
   connectRedis,
   createMailQueueFromConfig,
@@ -76,8 +76,8 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
 
   let users: UserStore;
   if (config.MONGO_URL) {
-    const client = await MongoClient.connect(config.MONGO_URL);
-    users = await MongoUserStore.open(client.db(), () => client.close());
+    const { client, release } = await acquireMongoClient(config.MONGO_URL);
+    users = await MongoUserStore.open(client.db(), release);
   } else {
     users = new SqliteUserStore(embeddedDb());
   }

@@ -1,12 +1,52 @@
 import { MongoClient } from 'mongodb';
-import { newId } from '@plinth/shared';
+import { asProjectId, ConflictError, newId } from '@plinth/shared';
 import { createMingoDb } from '@plinth/shared/testing/mingo-db';
+import { newUserRecord } from '../src/domain/new-user';
 import { MongoUserStore } from '../src/store/mongo-user-store';
 import { describeUserStoreContract } from './user-store-contract';
 
 describeUserStoreContract('mongo on the mingo fake (query translation)', async () => {
   const store = await MongoUserStore.open(createMingoDb());
   return { store, cleanup: async () => {} };
+});
+
+describe('MongoUserStore on the stand-in: what only MongoDB can get wrong', () => {
+  const project = asProjectId('auth-mongo');
+  const T = Date.UTC(2100, 0, 1);
+
+  it('stores token and code expiry as Date under a TTL index, so the server removes them once expired', async () => {
+    const db = createMingoDb();
+    const store = await MongoUserStore.open(db);
+    await store.putOneTimeToken(project, { token_hash: 'th', kind: 'verify', user_id: 'usr_a', expires_at: T });
+    await store.issueOtp(project, { email: 'a@x.io', code_hash: 'c', now: T - 60_000, expires_at: T, resend_after: T - 120_000 });
+    for (const name of ['auth_one_time_tokens', 'auth_otps']) {
+      const doc = await db.collection(name).findOne({});
+      expect(doc?.expires_at).toEqual(new Date(T));
+      expect(await db.collection(name).indexInformation()).toMatchObject({ ttl: [['expires_at', 1]] });
+    }
+    expect(await store.consumeOneTimeToken(project, 'verify', 'th', T - 1)).toBe('usr_a');
+    expect(await store.redeemOtp(project, 'a@x.io', 'c', T - 1, 5)).toBe(true);
+  });
+
+  it('reports "e-mail taken" only for a duplicate e-mail, not for a duplicate on another index', async () => {
+    const store = await MongoUserStore.open(createMingoDb());
+    const user = newUserRecord('a@x.io', {}, T);
+    await store.createUser(project, user);
+    await expect(store.createUser(project, { ...newUserRecord('a@x.io', {}, T) })).rejects.toMatchObject({ details: { field: 'email' } });
+    const sameId = store.createUser(project, { ...user, email: 'other@x.io' });
+    await expect(sameId).rejects.toThrow(/E11000/);
+    await expect(sameId).rejects.not.toBeInstanceOf(ConflictError);
+  });
+
+  it('starts when an index of the same name has other options (left by an older release), replacing it', async () => {
+    const db = createMingoDb();
+    await db.collection('auth_users').createIndex({ project: 1, created_at: 1 }, { name: 'project_created' });
+    await db.collection('auth_otps').createIndex({ expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 3600 });
+    await MongoUserStore.open(db);
+    expect((await db.collection('auth_users').indexInformation()).project_created).toEqual([['project', 1], ['created_at', 1], ['id', 1]]);
+    const ttl = (await db.collection('auth_otps').listIndexes().toArray()).find((i) => i.name === 'ttl');
+    expect(ttl?.expireAfterSeconds).toBe(0);
+  });
 });
 
 const MONGO_URL = process.env.MONGO_URL;

@@ -1,10 +1,20 @@
-import type { Express } from 'express';
+import type { Express, Request } from 'express';
 import type { Logger } from 'pino';
-import { createServiceApp, type NonceStore, type ProjectId } from '@plinth/shared';
+import {
+  DB_USER_TOKEN_HEADER,
+  INTERNAL_HEADERS,
+  createServiceApp,
+  type NonceStore,
+  type ProjectId,
+  type ResolveSubscription,
+} from '@plinth/shared';
 import type { AccessPolicy } from './domain/access-policy';
 import { CollectionOperations } from './operations/collection-operations';
+import type { PublishChange } from './operations/publish-change';
 import { RecordImport } from './operations/record-import';
 import { RecordOperations } from './operations/record-operations';
+import { DEFAULT_LIMITS, type RecordLimits } from './domain/limits';
+import { createRecordsRateLimits, type RecordsRateLimitOptions } from './routes/rate-limits';
 import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
 import type { RecordStore } from './store/record-store';
 
@@ -24,6 +34,12 @@ export interface RecordsAppDeps {
   clock?: () => Date;
   /** Runs after the project's collections are gone, when the project is purged (drop caches). */
   onPurge?: (project: ProjectId) => void;
+  /** Announces committed changes (the EventBus); default: nothing is announced. */
+  publish?: PublishChange;
+  /** Value, page and query limits (docs/records.md); defaults when absent. */
+  limits?: RecordLimits;
+  /** Rate limits of record and collection requests; none when absent. */
+  rateLimits?: RecordsRateLimitOptions;
 }
 
 /** Deletes every collection of the project with its records and idempotency keys. Idempotent. */
@@ -31,13 +47,40 @@ export async function purgeRecords(store: RecordStore, project: ProjectId): Prom
   for (const c of await store.listCollections(project)) await store.deleteCollection(project, c.name);
 }
 
+export interface RecordsApp {
+  app: Express;
+  /**
+   * `POST …/collections/{c}/subscribe` without HTTP, for the realtime service in the same process
+   * (standalone): the same checks, answers and errors as the route.
+   */
+  subscribe: ResolveSubscription;
+}
+
 /** Builds the records service's express app from injected ports. */
 export function createRecordsApp(deps: RecordsAppDeps): Express {
-  const collections = new CollectionOperations(deps.store, deps.policy, deps.clock);
-  const records = new RecordOperations(deps.store, deps.policy, collections, deps.clock);
-  const importer = new RecordImport(deps.store, collections);
-  const routes = recordsRoutes({ collections, records, importer, authenticateUser: deps.authenticateUser ?? (async () => null) });
-  return createServiceApp({
+  return buildRecordsApp(deps).app;
+}
+
+/** The app and its in-process subscribe entry point. */
+export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
+  const collections = new CollectionOperations(deps.store, deps.policy, deps.clock, deps.publish);
+  const records = new RecordOperations(deps.store, deps.policy, collections, deps.clock, deps.limits ?? DEFAULT_LIMITS, deps.publish);
+  const importer = new RecordImport(deps.store, collections, deps.publish);
+  const authenticateUser = deps.authenticateUser ?? (async () => null);
+  const routes = recordsRoutes({
+    collections,
+    records,
+    importer,
+    authenticateUser,
+    rateLimits: deps.rateLimits && createRecordsRateLimits(deps.rateLimits),
+  });
+  const subscribe: ResolveSubscription = async (call) => {
+    // The authenticator reads only these two headers of a request.
+    const headers = { [INTERNAL_HEADERS.project]: call.project, ...(call.userToken === undefined ? {} : { [DB_USER_TOKEN_HEADER]: call.userToken }) };
+    const auth = call.keyKind === 'secret' ? null : await authenticateUser({ headers } as unknown as Request);
+    return records.subscribe({ project: call.project, keyKind: call.keyKind, auth }, call.collection, call.body);
+  };
+  const app = createServiceApp({
     name: 'records',
     internalSecret: deps.internalSecret,
     logger: deps.logger,
@@ -50,4 +93,5 @@ export function createRecordsApp(deps: RecordsAppDeps): Express {
       deps.onPurge?.(project);
     },
   });
+  return { app, subscribe };
 }

@@ -1,8 +1,9 @@
 import Joi from 'joi';
-import { commonConfig } from '@plinth/shared';
+import { commonConfig, eventBusConfigSchema, type EventBusConfig } from '@plinth/shared';
+import { DEFAULT_LIMITS, type RecordLimits } from './domain/limits';
 
 /** Environment of the records service, validated at start-up (README: Configuration). */
-export interface RecordsConfig {
+export interface RecordsConfig extends EventBusConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
@@ -11,9 +12,27 @@ export interface RecordsConfig {
   MONGO_URL?: string;
   /** Cluster: the auth service, whose JWKS verifies `X-Db-User-Token`. */
   AUTH_URL?: string;
-  /** Cluster: the Redis the auth service writes session revocations to. */
+  /** Cluster: the Redis the auth service writes session revocations to; also holds rate limits. */
   REDIS_URL?: string;
+  /** Limits of docs/records.md, "Limits". */
+  PLINTH_MAX_TEXT_BYTES: number;
+  PLINTH_MAX_LIST_ITEMS: number;
+  PLINTH_MAX_JSON_BYTES: number;
+  PLINTH_MAX_JSON_DEPTH: number;
+  PLINTH_MAX_RECORD_BYTES: number;
+  PLINTH_MAX_PAGE_BYTES: number;
+  PLINTH_QUERY_TIMEOUT_MS: number;
+  /** Requests per minute on record and collection endpoints, per project with its public key. */
+  PLINTH_RATE_LIMIT_PUBLIC_KEY: number;
+  /** Requests per minute per project with its secret key. */
+  PLINTH_RATE_LIMIT_SECRET_KEY: number;
+  /** Requests per minute per signed-in user (X-Db-User-Token) of a project. */
+  PLINTH_RATE_LIMIT_USER: number;
+  /** SQLite: worker threads that run queries off the event loop (0: on the event loop). */
+  PLINTH_SQLITE_READERS: number;
 }
+
+const positive = (fallback: number) => Joi.number().integer().min(1).default(fallback);
 
 export const recordsConfigSchema = Joi.object<RecordsConfig>({
   PORT: commonConfig.port(8081),
@@ -23,4 +42,30 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   MONGO_URL: commonConfig.mongoUrl.optional(),
   AUTH_URL: commonConfig.urlList,
   REDIS_URL: commonConfig.redisUrl,
+  ...eventBusConfigSchema,
+  PLINTH_MAX_TEXT_BYTES: positive(DEFAULT_LIMITS.maxTextBytes),
+  PLINTH_MAX_LIST_ITEMS: positive(DEFAULT_LIMITS.maxListItems),
+  PLINTH_MAX_JSON_BYTES: positive(DEFAULT_LIMITS.maxJsonBytes),
+  // The request body itself may nest at most 64 levels ({"data":{"field": …}} takes two).
+  PLINTH_MAX_JSON_DEPTH: Joi.number().integer().min(1).max(60).default(DEFAULT_LIMITS.maxJsonDepth),
+  PLINTH_MAX_RECORD_BYTES: positive(DEFAULT_LIMITS.maxRecordBytes),
+  PLINTH_MAX_PAGE_BYTES: positive(DEFAULT_LIMITS.maxPageBytes),
+  PLINTH_QUERY_TIMEOUT_MS: positive(DEFAULT_LIMITS.queryTimeoutMs),
+  PLINTH_RATE_LIMIT_PUBLIC_KEY: positive(6000),
+  PLINTH_RATE_LIMIT_SECRET_KEY: positive(60_000),
+  PLINTH_RATE_LIMIT_USER: positive(600),
+  PLINTH_SQLITE_READERS: Joi.number().integer().min(0).max(16).default(2),
 });
+
+/** The limits a records configuration sets. */
+export function limitsFromConfig(config: RecordsConfig): RecordLimits {
+  return {
+    maxTextBytes: config.PLINTH_MAX_TEXT_BYTES,
+    maxListItems: config.PLINTH_MAX_LIST_ITEMS,
+    maxJsonBytes: config.PLINTH_MAX_JSON_BYTES,
+    maxJsonDepth: config.PLINTH_MAX_JSON_DEPTH,
+    maxRecordBytes: config.PLINTH_MAX_RECORD_BYTES,
+    maxPageBytes: config.PLINTH_MAX_PAGE_BYTES,
+    queryTimeoutMs: config.PLINTH_QUERY_TIMEOUT_MS,
+  };
+}

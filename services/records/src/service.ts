@@ -1,8 +1,9 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { assertDiskSpace, connectRedis, RedisNonceStore, type BuiltService } from '@plinth/shared';
-import { createRecordsApp, purgeRecords } from './app';
-import type { RecordsConfig } from './config';
+import { assertDiskSpace, connectRedis, RedisNonceStore, createEventBusFromConfig, startTrimming, type BuiltService, type EventBus, type ResolveSubscription } from '@plinth/shared';
+import { buildRecordsApp, purgeRecords } from './app';
+import { limitsFromConfig, type RecordsConfig } from './config';
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { AccessPolicy } from './domain/access-policy';
 import { createRulesPolicy } from './rules/policy';
 import type { AuthenticateUser } from './routes/records-routes';
@@ -22,27 +23,47 @@ export interface RecordsServiceOptions {
    * configuration (AUTH_URL, REDIS_URL).
    */
   userTokens?: UserTokenSources;
+  /**
+   * Where committed changes are announced (standalone shares one with the realtime service).
+   * Default: from configuration — Redis Streams on REDIS_URL, else `${PLINTH_DATA_DIR}/events.db`.
+   */
+  events?: EventBus;
 }
 
-/** MongoDB when MONGO_URL is set, else the SQLite file `${PLINTH_DATA_DIR}/records.db`. */
+/** The records service, plus its in-process subscribe entry point (standalone realtime uses it). */
+export interface RecordsService extends BuiltService {
+  subscribe: ResolveSubscription;
+}
+
+/**
+ * MongoDB when MONGO_URL is set, else the SQLite file `${PLINTH_DATA_DIR}/records.db` with
+ * PLINTH_SQLITE_READERS reader threads for queries.
+ */
 export async function openRecordStore(config: RecordsConfig): Promise<RecordStore> {
   if (config.MONGO_URL) return MongoRecordStore.connect(config.MONGO_URL);
-  return SqliteRecordStore.open(path.join(config.PLINTH_DATA_DIR, 'records.db'));
+  return SqliteRecordStore.open(path.join(config.PLINTH_DATA_DIR, 'records.db'), { readers: config.PLINTH_SQLITE_READERS });
 }
+
+/** Prefix of the records service's rate-limit counters in Redis. */
+export const RECORDS_RATE_LIMIT_PREFIX = 'plinth:records:rl:';
 
 /** Wires the records service's adapters from configuration. Used by main.ts and by standalone mode. */
 export async function buildRecordsService(
   config: RecordsConfig,
   logger: Logger,
   opts: RecordsServiceOptions = {},
-): Promise<BuiltService> {
+): Promise<RecordsService> {
   const store = await openRecordStore(config);
-  const redis = !opts.userTokens && config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'records') : null;
-  const sources = opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
+  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'records') : null;
+  const sources =
+    opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
   const policy =
     opts.policy ?? createRulesPolicy({ onRuleFailure: (info) => logger.warn({ rule: info }, 'stored rule no longer valid; denying') });
   const tokens = opts.authenticateUser ? null : userTokenAuthenticator(sources, logger);
-  const app = createRecordsApp({
+  const ownBus = opts.events ? null : createEventBusFromConfig(config);
+  const events = opts.events ?? ownBus!;
+  const stopTrimming = ownBus ? startTrimming(ownBus, 60_000, (err) => logger.warn({ err }, 'event log trim failed')) : () => {};
+  const { app, subscribe } = buildRecordsApp({
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
     logRequests: opts.logRequests,
@@ -57,6 +78,27 @@ export async function buildRecordsService(
       if (!config.MONGO_URL) assertDiskSpace(config.PLINTH_DATA_DIR);
       await redis?.ping();
     },
+    publish: async (event) => {
+      try {
+        await events.publish(event);
+      } catch (err) {
+        // The write is committed; only realtime delivery of it is lost. Say so loudly.
+        logger.error({ err, project: event.project, collection: event.collection, kind: event.kind }, 'change event not published');
+      }
+    },
+    limits: limitsFromConfig(config),
+    rateLimits: {
+      perPublicKey: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
+      perSecretKey: config.PLINTH_RATE_LIMIT_SECRET_KEY,
+      perUser: config.PLINTH_RATE_LIMIT_USER,
+      makeStore: redis
+        ? (name) =>
+            new RedisStore({
+              prefix: `${RECORDS_RATE_LIMIT_PREFIX}${name}:`,
+              sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+            })
+        : undefined,
+    },
   });
   return {
     name: 'records',
@@ -65,7 +107,10 @@ export async function buildRecordsService(
       await purgeRecords(store, project);
       tokens?.forget(project);
     },
+    subscribe,
     close: async () => {
+      stopTrimming();
+      await ownBus?.close();
       await store.close();
       redis?.disconnect();
     },

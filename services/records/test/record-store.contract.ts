@@ -7,6 +7,7 @@
 import { asProjectId, ConflictError, type Collection, type Predicate, type RecordDoc } from '@plinth/shared';
 import { matchesPredicate } from '../src/rules';
 import type { KeysetPosition, RecordQuery, RecordStore, SortDirection } from '../src/store/record-store';
+import { splitRecord } from '../src/store/record-shape';
 
 const P = asProjectId('proj-a');
 const OTHER = asProjectId('proj-b');
@@ -134,6 +135,18 @@ const REFERENCE_CASES: Predicate[] = [
   { not: ['active', '>', false] },
   { or: [['meta', '==', true], ['age', 'in', [null]]] },
   { and: [['tags', 'array-contains', 'b'], { not: ['meta', '==', null] }] },
+];
+
+/** Null comparisons must not look inside a json list: `[1, null]` is not null. */
+const NULL_ON_LISTS: Predicate[] = [
+  ['meta', '==', null],
+  ['meta', '!=', null],
+  ['meta', 'in', [null]],
+  ['meta', 'not-in', [null]],
+  ['meta', 'in', [null, 1]],
+  ['meta', 'not-in', [null, 5]],
+  { not: ['meta', '==', null] },
+  { not: ['meta', 'in', [null]] },
 ];
 
 const SORT_CASES: Array<[string, SortDirection, string[]]> = [
@@ -320,6 +333,13 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
         expect((await store.queryRecords(P, PEOPLE, query(predicate))).map((r) => r.id)).toEqual(expected);
       });
 
+      it.each(NULL_ON_LISTS.map((p) => [JSON.stringify(p), p] as const))('%s over a json list holding null gives the reference answer', async (_label, predicate) => {
+        const extra = [rec(7, '2026-01-01T00:00:07.000Z', { name: 'gus', meta: [1, null] }), rec(8, '2026-01-01T00:00:08.000Z', { name: 'hal', meta: [null] })];
+        for (const r of extra) await store.insertRecord(P, PEOPLE, r);
+        const expected = [...DATA, ...extra].filter((r) => matchesPredicate(r, predicate)).map((r) => r.id);
+        expect((await store.queryRecords(P, PEOPLE, query(predicate))).map((r) => r.id)).toEqual(expected);
+      });
+
       it.each(SORT_CASES)('orders by %s %s, missing values first ascending', async (orderBy, direction, expected) => {
         expect(ids(await store.queryRecords(P, PEOPLE, query(true, orderBy, direction)))).toEqual(expected);
       });
@@ -336,6 +356,15 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
         expect(await walk(store, p, 'age', 'asc', 2)).toEqual(['r4', 'r6', 'r1', 'r3']);
       });
 
+      it('stops after the record at which the user data returned reaches maxBytes (at least one record)', async () => {
+        const all = await store.queryRecords(P, PEOPLE, query(true, 'name', 'asc'));
+        const size = (r: RecordDoc): number => JSON.stringify(splitRecord(r).data).length;
+        const firstTwo = size(all[0] as RecordDoc) + size(all[1] as RecordDoc);
+        const cut = await store.queryRecords(P, PEOPLE, { ...query(true, 'name', 'asc'), maxBytes: firstTwo });
+        expect(ids(cut)).toEqual(ids(all.slice(0, 2)));
+        expect(ids(await store.queryRecords(P, PEOPLE, { ...query(true, 'name', 'asc'), maxBytes: 1 }))).toEqual(ids(all.slice(0, 1)));
+      });
+
       it('honours the limit', async () => {
         expect(ids(await store.queryRecords(P, PEOPLE, query(true, 'name', 'asc', 2)))).toEqual(['r6', 'r1']);
       });
@@ -350,8 +379,53 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
       });
     });
 
+    describe('values only BSON refuses, refused alike by every store', () => {
+      const nested = (levels: number): RecordDoc[string] => {
+        let v: RecordDoc[string] = 1;
+        for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { a: v };
+        return v;
+      };
+      const CASES: Array<[string, RecordDoc[string]]> = [
+        ['a key "_bsontype"', { _bsontype: 'ObjectId', id: 'x' }],
+        ['a key "_bsontype" deep inside', [{ a: { _bsontype: 'Long' } }]],
+        ['a NUL byte in a key', { 'a\u0000b': 1 }],
+        ['a DBRef-shaped object', { $ref: 'users', $id: 'u1' }],
+        ['nesting beyond 100 levels', nested(101)],
+      ];
+
+      it.each(CASES)('%s: 400 naming the field on insert and on replace, nothing stored', async (_label, meta) => {
+        await seed();
+        const insert = store.insertRecord(P, PEOPLE, rec(7, T0, { name: 'gus', meta }));
+        await expect(insert).rejects.toMatchObject({ code: 'invalid_request', details: { field: 'meta' } });
+        expect(await store.getRecord(P, PEOPLE, 'rec_07')).toBeNull();
+        const r1 = DATA[0] as RecordDoc;
+        await expect(store.replaceRecord(P, PEOPLE, { ...r1, version: 2, meta }, 1)).rejects.toMatchObject({ code: 'invalid_request' });
+        expect(await store.getRecord(P, PEOPLE, 'rec_01')).toEqual(r1);
+      });
+
+      it('stores 64 levels of nesting exactly', async () => {
+        await seed();
+        await store.insertRecord(P, PEOPLE, rec(7, T0, { name: 'gus', meta: nested(64) }));
+        expect((await store.getRecord(P, PEOPLE, 'rec_07'))?.meta).toEqual(nested(64));
+      });
+
+      it('refuses with 413 a record that grows past what one MongoDB document holds', async () => {
+        await seed();
+        const big = 'x'.repeat(6 * 1024 * 1024);
+        const r1 = DATA[0] as RecordDoc;
+        const grown = await store.replaceRecord(P, PEOPLE, { ...r1, version: 2, meta: [big, big] }, 1);
+        expect(grown?.version).toBe(2);
+        const tooBig = store.replaceRecord(P, PEOPLE, { ...(grown as RecordDoc), version: 3, name: big }, 2);
+        await expect(tooBig).rejects.toMatchObject({ code: 'payload_too_large' });
+        expect((await store.getRecord(P, PEOPLE, 'rec_01'))?.version).toBe(2);
+      });
+    });
+
     describe('idempotency keys', () => {
-      const claim = (key: string, fingerprint: string, now = T0) => ({ key, fingerprint, now, expiresAt: '2026-01-02T00:00:00.000Z' });
+      // Expiry dates lie in the future, so a real server's TTL monitor cannot delete a key mid-test;
+      // `now` is what the store compares with.
+      const FUTURE = '2100-01-01T00:00:00.000Z';
+      const claim = (key: string, fingerprint: string, now = FUTURE) => ({ key, fingerprint, now, expiresAt: '2100-01-02T00:00:00.000Z' });
 
       it('returns the first record for the same key and body, and stores one record', async () => {
         await store.createCollection(P, PEOPLE);
@@ -372,7 +446,7 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
       it('forgets a key once it expired', async () => {
         await store.createCollection(P, PEOPLE);
         await store.insertRecord(P, PEOPLE, rec(1, T0, { name: 'a' }), claim('k1', 'f1'));
-        const later = await store.insertRecord(P, PEOPLE, rec(2, T0, { name: 'a' }), claim('k1', 'f1', '2026-01-03T00:00:00.000Z'));
+        const later = await store.insertRecord(P, PEOPLE, rec(2, T0, { name: 'a' }), claim('k1', 'f1', '2100-01-03T00:00:00.000Z'));
         expect(later.replayed).toBe(false);
         expect(ids(await store.queryRecords(P, PEOPLE, query(true)))).toEqual(['r1', 'r2']);
       });
@@ -383,6 +457,32 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
         await expect(store.insertRecord(P, PEOPLE, rec(2, T0, { name: 'b', email: 'a@x.io' }), claim('k1', 'f1'))).rejects.toThrow(ConflictError);
         const retry = await store.insertRecord(P, PEOPLE, rec(3, T0, { name: 'b', email: 'b@x.io' }), claim('k1', 'f1'));
         expect(retry.replayed).toBe(false);
+      });
+
+      it('never replays a record that was not stored: one key, concurrent requests, the first failing on a unique field', async () => {
+        await store.createCollection(P, PEOPLE);
+        await store.insertRecord(P, PEOPLE, rec(1, T0, { name: 'a', email: 'a@x.io' }));
+        const body = { name: 'b', email: 'a@x.io' };
+        const results = await Promise.allSettled([
+          store.insertRecord(P, PEOPLE, rec(2, T0, body), claim('k1', 'f1')),
+          store.insertRecord(P, PEOPLE, rec(3, T0, body), claim('k1', 'f1')),
+          store.insertRecord(P, PEOPLE, rec(4, T0, body), claim('k1', 'f1')),
+        ]);
+        for (const r of results) {
+          if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConflictError);
+          else expect(await store.getRecord(P, PEOPLE, r.value.record.id)).toEqual(r.value.record);
+        }
+        expect(ids(await store.queryRecords(P, PEOPLE, query(true)))).toEqual(['r1']);
+        const retry = await store.insertRecord(P, PEOPLE, rec(5, T0, { name: 'b', email: 'b@x.io' }), claim('k1', 'f1'));
+        expect(retry).toEqual({ record: rec(5, T0, { name: 'b', email: 'b@x.io' }), replayed: false });
+      });
+
+      it('stores one record for one key whatever the interleaving of concurrent requests', async () => {
+        await store.createCollection(P, PEOPLE);
+        const results = await Promise.all([1, 2, 3, 4].map((n) => store.insertRecord(P, PEOPLE, rec(n, T0, { name: 'a' }), claim('k1', 'f1'))));
+        expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+        expect(new Set(results.map((r) => r.record.id)).size).toBe(1);
+        expect(ids(await store.queryRecords(P, PEOPLE, query(true)))).toEqual(ids([results[0]?.record as RecordDoc]));
       });
 
       it('scopes keys to the collection and project', async () => {

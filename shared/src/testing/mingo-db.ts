@@ -2,13 +2,33 @@
  * A MongoDB `Db` stand-in that evaluates every filter, sort, projection and update with mingo
  * (DESIGN.md §3): the mongo adapters run their whole contract suite against it on machines
  * without a MongoDB server, so every query they translate is executed with MongoDB semantics.
- * Unique indexes are enforced and raise the driver's own E11000 `MongoServerError`.
+ *
+ * It behaves like the server where our adapters could tell the difference:
+ * - every stored document goes through the driver's own BSON serializer and back, so a key
+ *   `_bsontype`, a NUL byte in a key, a DBRef-shaped object, nesting beyond 100 levels and a
+ *   document over 16 MiB fail (or change) as they do against a server;
+ * - unique indexes raise the driver's E11000 `MongoServerError`; an index whose name or options
+ *   conflict with an existing one raises code 85/86; `_id_` is listed by indexInformation;
+ * - updateOne reports `modifiedCount: 0` for a no-op, and an update without `$` operators fails;
+ * - sessions: `db.client.startSession().withTransaction()` is all-or-nothing and retries on
+ *   transient errors; an operation inside it without the session fails loudly;
+ * - failures and holds can be injected (mingo-faults.ts) to force errors and interleavings.
+ *
+ * - strings compare in UTF-8 byte order (code point order) in filters and sorts, as on the
+ *   server, not in JavaScript's UTF-16 code unit order (they differ for U+E000–U+FFFF against
+ *   characters above U+FFFF).
+ *
+ * Not modelled: read isolation between concurrent operations outside transactions.
  *
  * Test-only. It implements the subset of the driver our adapters use; calling anything else
  * throws, so an adapter that starts using a new driver method fails loudly here.
  */
-import { MongoServerError, type Db, type Document } from 'mongodb';
+import { MongoInvalidArgumentError, MongoServerError, type Db, type Document } from 'mongodb';
+import { clone, getPath, sameBytes, toStored, utf8Ordered, withId } from './mingo-bson';
 import { Query, find as mingoFind, update as mingoUpdate } from 'mingo';
+import { FakeSession, MingoControl, registerControl, type FaultOp } from './mingo-faults';
+
+export { callCount, holdNext, injectFault, transientError, type FaultOp, type FaultSpec } from './mingo-faults';
 
 type Doc = Document & { _id?: unknown };
 type Filter = Document;
@@ -19,21 +39,17 @@ interface IndexSpec {
   key: { [field: string]: 1 | -1 | string };
   unique: boolean;
   partialFilterExpression?: Filter;
+  expireAfterSeconds?: number;
+}
+interface IndexOptions {
+  unique?: boolean;
+  name?: string;
+  partialFilterExpression?: Filter;
+  expireAfterSeconds?: number;
 }
 
-let nextObjectId = 1;
-
-function clone<T>(v: T): T {
-  return structuredClone(v);
-}
-
-function getPath(doc: Doc, path: string): unknown {
-  let cur: unknown = doc;
-  for (const part of path.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as { [k: string]: unknown })[part];
-  }
-  return cur;
+function sessionOf(opts: { session?: unknown } | undefined): FakeSession | undefined {
+  return opts?.session instanceof FakeSession ? opts.session : undefined;
 }
 
 class FakeCursor {
@@ -42,7 +58,7 @@ class FakeCursor {
   private skipN = 0;
   private proj: Document | undefined;
   constructor(
-    private readonly docs: () => Doc[],
+    private readonly docs: () => Promise<Doc[]>,
     private readonly filter: Filter,
   ) {}
   sort(spec: Sort): this {
@@ -61,12 +77,24 @@ class FakeCursor {
     this.proj = p;
     return this;
   }
+  /** Accepted and ignored: the stand-in has no time budget. */
+  maxTimeMS(_ms: number): this {
+    return this;
+  }
   async toArray(): Promise<Doc[]> {
-    let c = mingoFind(this.docs(), this.filter, this.proj);
+    // Filter and sort over copies whose strings compare like UTF-8 bytes, as on the server.
+    const originals = new Map<Doc, Doc>();
+    const viewed = (await this.docs()).map((d) => {
+      const v = utf8Ordered(d) as Doc;
+      originals.set(v, d);
+      return v;
+    });
+    let c = mingoFind(viewed, utf8Ordered(this.filter) as Filter);
     if (this.sortSpec) c = c.sort(this.sortSpec);
     if (this.skipN) c = c.skip(this.skipN);
     if (this.limitN) c = c.limit(this.limitN);
-    return clone(c.all() as Doc[]);
+    const found = (c.all() as Doc[]).map((v) => originals.get(v) as Doc);
+    return (this.proj ? (mingoFind(found, {}, this.proj).all() as Doc[]) : found).map(clone);
   }
   async *[Symbol.asyncIterator](): AsyncGenerator<Doc> {
     for (const d of await this.toArray()) yield d;
@@ -78,24 +106,70 @@ interface FindOptions {
   limit?: number;
   skip?: number;
   projection?: Document;
+  session?: unknown;
+  maxTimeMS?: number;
 }
-interface UpdateOptions {
+interface WriteOptions {
+  session?: unknown;
+  writeConcern?: unknown;
+}
+interface UpdateOptions extends WriteOptions {
   upsert?: boolean;
   returnDocument?: 'before' | 'after';
   sort?: Sort;
 }
 
+function requireOperators(update: Document): void {
+  const keys = Object.keys(update);
+  if (keys.length === 0 || !keys.every((k) => k.startsWith('$'))) {
+    throw new MongoInvalidArgumentError('Update document requires atomic operators');
+  }
+}
+
 export class FakeCollection {
   private docs: Doc[] = [];
   private indexes: IndexSpec[] = [];
-  constructor(readonly collectionName: string) {}
+  constructor(
+    readonly collectionName: string,
+    private readonly control: MingoControl,
+  ) {}
+
+  /** Entry of every operation: counts it, throws an injected fault, waits on a hold. */
+  private async enter(op: FaultOp, opts?: { session?: unknown }): Promise<FakeSession | undefined> {
+    this.control.beforeOp(op, this.collectionName, opts?.session);
+    await this.control.maybeHold(op, this.collectionName);
+    return sessionOf(opts);
+  }
+
+  /** Records how to undo a write when it is made inside a transaction. */
+  private journal(session: FakeSession | undefined): void {
+    if (!session?.undo) return;
+    const docs = this.docs.slice();
+    const indexes = this.indexes.slice();
+    session.undo.push(() => {
+      this.docs = docs;
+      this.indexes = indexes;
+    });
+  }
 
   private matching(filter: Filter): Doc[] {
-    const q = new Query(filter);
-    return this.docs.filter((d) => q.test(d));
+    const q = new Query(utf8Ordered(filter) as Filter);
+    return this.docs.filter((d) => q.test(utf8Ordered(d) as Doc));
+  }
+
+  private duplicateError(ix: IndexSpec, fields: string[], doc: Doc): MongoServerError {
+    return new MongoServerError({
+      message: `E11000 duplicate key error collection: ${this.collectionName} index: ${ix.name}`,
+      code: 11000,
+      keyPattern: ix.key,
+      keyValue: Object.fromEntries(fields.map((f) => [f, getPath(doc, f)])),
+    });
   }
 
   private checkUnique(candidate: Doc, exceptId?: unknown): void {
+    if (this.docs.some((o) => o._id === candidate._id && o._id !== exceptId)) {
+      throw this.duplicateError({ name: '_id_', key: { _id: 1 }, unique: true }, ['_id'], candidate);
+    }
     for (const ix of this.indexes) {
       if (!ix.unique) continue;
       if (ix.partialFilterExpression && !new Query(ix.partialFilterExpression).test(candidate)) continue;
@@ -104,13 +178,7 @@ export class FakeCollection {
       for (const other of this.docs) {
         if (exceptId !== undefined && other._id === exceptId) continue;
         if (ix.partialFilterExpression && !new Query(ix.partialFilterExpression).test(other)) continue;
-        if (JSON.stringify(fields.map((f) => getPath(other, f) ?? null)) === key) {
-          throw new MongoServerError({
-            message: `E11000 duplicate key error collection: ${this.collectionName} index: ${ix.name}`,
-            code: 11000,
-            keyValue: Object.fromEntries(fields.map((f) => [f, getPath(candidate, f)])),
-          });
-        }
+        if (JSON.stringify(fields.map((f) => getPath(other, f) ?? null)) === key) throw this.duplicateError(ix, fields, candidate);
       }
     }
   }
@@ -121,52 +189,88 @@ export class FakeCollection {
     for (const d of this.docs) {
       if (ix.partialFilterExpression && !new Query(ix.partialFilterExpression).test(d)) continue;
       const key = JSON.stringify(fields.map((f) => getPath(d, f) ?? null));
-      if (seen.has(key)) {
-        throw new MongoServerError({
-          message: `E11000 duplicate key error collection: ${this.collectionName} index: ${ix.name}`,
-          code: 11000,
-          keyValue: Object.fromEntries(fields.map((f) => [f, getPath(d, f)])),
-        });
-      }
+      if (seen.has(key)) throw this.duplicateError(ix, fields, d);
       seen.add(key);
     }
   }
 
-  async createIndex(key: IndexSpec['key'], opts: { unique?: boolean; name?: string; partialFilterExpression?: Filter } = {}): Promise<string> {
+  async createIndex(key: IndexSpec['key'], opts: IndexOptions & WriteOptions = {}): Promise<string> {
+    const session = await this.enter('createIndex', opts);
     const name = opts.name ?? Object.entries(key).map(([k, v]) => `${k}_${v}`).join('_');
-    if (!this.indexes.some((i) => i.name === name)) {
-      const spec: IndexSpec = { name, key, unique: opts.unique ?? false, partialFilterExpression: opts.partialFilterExpression };
-      // Like MongoDB, building a unique index over existing duplicates fails with E11000.
-      if (spec.unique) this.checkExisting(spec);
-      this.indexes.push(spec);
+    const spec: IndexSpec = {
+      name,
+      key,
+      unique: opts.unique ?? false,
+      ...(opts.partialFilterExpression ? { partialFilterExpression: opts.partialFilterExpression } : {}),
+      ...(opts.expireAfterSeconds !== undefined ? { expireAfterSeconds: opts.expireAfterSeconds } : {}),
+    };
+    const options = (s: IndexSpec) => JSON.stringify([s.unique, s.partialFilterExpression ?? null, s.expireAfterSeconds ?? null]);
+    const sameKey = (s: IndexSpec) => JSON.stringify(Object.entries(s.key)) === JSON.stringify(Object.entries(key));
+    const byName = this.indexes.find((i) => i.name === name);
+    if (byName) {
+      if (sameKey(byName) && options(byName) === options(spec)) return name;
+      throw new MongoServerError({
+        message: `An existing index has the same name as the requested index but different key or options: ${name}`,
+        code: 86,
+        codeName: 'IndexKeySpecsConflict',
+      });
     }
+    const byKey = this.indexes.find((i) => sameKey(i) && !(opts.partialFilterExpression || i.partialFilterExpression));
+    if (byKey) {
+      throw new MongoServerError({
+        message: `Index already exists with a different name: ${byKey.name}`,
+        code: 85,
+        codeName: 'IndexOptionsConflict',
+      });
+    }
+    // Like MongoDB, building a unique index over existing duplicates fails with E11000.
+    if (spec.unique) this.checkExisting(spec);
+    this.journal(session);
+    this.indexes.push(spec);
     return name;
   }
-  async createIndexes(specs: Array<{ key: IndexSpec['key']; name?: string; unique?: boolean; partialFilterExpression?: Filter }>): Promise<string[]> {
+  async createIndexes(specs: Array<{ key: IndexSpec['key'] } & IndexOptions>, opts: WriteOptions = {}): Promise<string[]> {
     const names: string[] = [];
-    for (const s of specs) names.push(await this.createIndex(s.key, s));
+    for (const s of specs) names.push(await this.createIndex(s.key, { ...s, ...opts }));
     return names;
   }
-  async dropIndex(name: string): Promise<void> {
+  async dropIndex(name: string, opts: WriteOptions = {}): Promise<void> {
+    const session = await this.enter('dropIndex', opts);
+    if (!this.indexes.some((i) => i.name === name)) {
+      throw new MongoServerError({ message: `index not found with name [${name}]`, code: 27, codeName: 'IndexNotFound' });
+    }
+    this.journal(session);
     this.indexes = this.indexes.filter((i) => i.name !== name);
   }
   async indexInformation(): Promise<{ [name: string]: Array<[string, unknown]> }> {
-    return Object.fromEntries(this.indexes.map((i) => [i.name, Object.entries(i.key)]));
+    return { _id_: [['_id', 1]], ...Object.fromEntries(this.indexes.map((i) => [i.name, Object.entries(i.key)])) };
+  }
+  /** Like listIndexes().toArray(): each index with its options. */
+  listIndexes(): { toArray(): Promise<Document[]> } {
+    const all = [{ v: 2, key: { _id: 1 }, name: '_id_' }, ...this.indexes.map((i) => ({ v: 2, ...i, unique: i.unique || undefined }))];
+    return { toArray: async () => all.map((i) => JSON.parse(JSON.stringify(i)) as Document) };
   }
 
-  async insertOne(doc: Doc): Promise<{ acknowledged: true; insertedId: unknown }> {
-    const d = clone(doc);
-    d._id ??= `oid_${nextObjectId++}`;
-    if (this.docs.some((o) => o._id === d._id)) {
-      throw new MongoServerError({ message: 'E11000 duplicate key error index: _id_', code: 11000 });
-    }
+  async insertOne(doc: Doc, opts: WriteOptions = {}): Promise<{ acknowledged: true; insertedId: unknown }> {
+    const session = await this.enter('insertOne', opts);
+    const d = toStored(withId(doc));
     this.checkUnique(d);
+    this.journal(session);
     this.docs.push(d);
     doc._id = d._id;
     return { acknowledged: true, insertedId: d._id };
   }
-  async insertMany(docs: Doc[]): Promise<{ acknowledged: true; insertedCount: number }> {
-    for (const d of docs) await this.insertOne(d);
+  async insertMany(docs: Doc[], opts: WriteOptions = {}): Promise<{ acknowledged: true; insertedCount: number }> {
+    const session = await this.enter('insertMany', opts);
+    const stored: Doc[] = [];
+    for (const doc of docs) {
+      const d = toStored(withId(doc));
+      this.checkUnique(d);
+      if (stored.some((s) => s._id === d._id)) throw this.duplicateError({ name: '_id_', key: { _id: 1 }, unique: true }, ['_id'], d);
+      stored.push(d);
+    }
+    this.journal(session);
+    this.docs.push(...stored);
     return { acknowledged: true, insertedCount: docs.length };
   }
   async findOne(filter: Filter = {}, opts: FindOptions = {}): Promise<Doc | null> {
@@ -174,93 +278,141 @@ export class FakeCollection {
     return first ?? null;
   }
   find(filter: Filter = {}, opts: FindOptions = {}): FakeCursor {
-    const c = new FakeCursor(() => this.docs, filter);
+    const c = new FakeCursor(async () => {
+      await this.enter('find', opts);
+      return this.docs;
+    }, filter);
     if (opts.sort) c.sort(opts.sort);
     if (opts.skip) c.skip(opts.skip);
     if (opts.limit) c.limit(opts.limit);
     if (opts.projection) c.project(opts.projection);
     return c;
   }
-  async countDocuments(filter: Filter = {}): Promise<number> {
+  async countDocuments(filter: Filter = {}, opts: FindOptions = {}): Promise<number> {
+    await this.enter('find', opts);
     return this.matching(filter).length;
   }
 
   private applyUpdate(target: Doc, update: Document): Doc {
     const next = clone(target);
     mingoUpdate(next, update);
-    this.checkUnique(next, target._id);
-    return next;
+    const stored = toStored(next);
+    this.checkUnique(stored, target._id);
+    return stored;
   }
 
-  async findOneAndUpdate(filter: Filter, update: Document, opts: UpdateOptions = {}): Promise<Doc | null> {
+  private async updateFirst(op: FaultOp, filter: Filter, update: Document, opts: UpdateOptions): Promise<{ before: Doc | null; after: Doc | null }> {
+    requireOperators(update);
+    const session = await this.enter(op, opts);
     let candidates = this.matching(filter);
     if (opts.sort) candidates = mingoFind(candidates, {}).sort(opts.sort).all() as Doc[];
     const target = candidates[0];
+    const { $setOnInsert, ...rest } = update as { $setOnInsert?: Document };
     if (!target) {
-      if (!opts.upsert) return null;
+      if (!opts.upsert) return { before: null, after: null };
       const seed: Doc = {};
       for (const [k, v] of Object.entries(filter)) if (!k.startsWith('$') && (v === null || typeof v !== 'object')) seed[k] = v;
-      const { $setOnInsert, ...rest } = update as { $setOnInsert?: Document };
-      const created = this.applyUpdate({ ...seed, ...($setOnInsert ?? {}) }, rest);
-      await this.insertOne(created);
-      return opts.returnDocument === 'after' ? clone(created) : null;
+      const created = toStored(withId({ ...seed, ...($setOnInsert ?? {}) }));
+      const next = Object.keys(rest).length > 0 ? this.applyUpdate(created, rest) : created;
+      this.checkUnique(next);
+      this.journal(session);
+      this.docs.push(next);
+      return { before: null, after: next };
     }
-    const { $setOnInsert: _ignored, ...rest } = update as { $setOnInsert?: Document };
-    const next = this.applyUpdate(target, rest);
+    const next = Object.keys(rest).length > 0 ? this.applyUpdate(target, rest) : target;
+    this.journal(session);
     this.docs[this.docs.indexOf(target)] = next;
-    return clone(opts.returnDocument === 'after' ? next : target);
+    return { before: target, after: next };
+  }
+
+  async findOneAndUpdate(filter: Filter, update: Document, opts: UpdateOptions = {}): Promise<Doc | null> {
+    const { before, after } = await this.updateFirst('findOneAndUpdate', filter, update, opts);
+    const out = opts.returnDocument === 'after' ? after : before;
+    return out ? clone(out) : null;
   }
   async updateOne(filter: Filter, update: Document, opts: UpdateOptions = {}): Promise<{ matchedCount: number; modifiedCount: number; upsertedCount: number }> {
-    const existed = this.matching(filter).length > 0;
-    const r = await this.findOneAndUpdate(filter, update, { ...opts, returnDocument: 'after' });
-    if (existed) return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 };
-    return { matchedCount: 0, modifiedCount: 0, upsertedCount: r ? 1 : 0 };
+    const { before, after } = await this.updateFirst('updateOne', filter, update, opts);
+    if (before && after) return { matchedCount: 1, modifiedCount: sameBytes(before, after) ? 0 : 1, upsertedCount: 0 };
+    return { matchedCount: 0, modifiedCount: 0, upsertedCount: after ? 1 : 0 };
   }
-  async updateMany(filter: Filter, update: Document): Promise<{ matchedCount: number; modifiedCount: number }> {
+  async updateMany(filter: Filter, update: Document, opts: WriteOptions = {}): Promise<{ matchedCount: number; modifiedCount: number }> {
+    requireOperators(update);
+    const session = await this.enter('updateMany', opts);
     const targets = this.matching(filter);
-    for (const t of targets) this.docs[this.docs.indexOf(t)] = this.applyUpdate(t, update);
-    return { matchedCount: targets.length, modifiedCount: targets.length };
+    const next = targets.map((t) => this.applyUpdate(t, update));
+    this.journal(session);
+    let modified = 0;
+    targets.forEach((t, i) => {
+      const n = next[i] as Doc;
+      if (!sameBytes(t, n)) modified++;
+      this.docs[this.docs.indexOf(t)] = n;
+    });
+    return { matchedCount: targets.length, modifiedCount: modified };
   }
-  async findOneAndDelete(filter: Filter): Promise<Doc | null> {
+  async findOneAndDelete(filter: Filter, opts: WriteOptions = {}): Promise<Doc | null> {
+    const session = await this.enter('findOneAndDelete', opts);
+    return this.removeFirst(filter, session);
+  }
+  private removeFirst(filter: Filter, session: FakeSession | undefined): Doc | null {
     const [target] = this.matching(filter);
     if (!target) return null;
-    this.docs.splice(this.docs.indexOf(target), 1);
+    this.journal(session);
+    this.docs = this.docs.filter((d) => d !== target);
     return clone(target);
   }
-  async deleteOne(filter: Filter): Promise<{ deletedCount: number }> {
-    return { deletedCount: (await this.findOneAndDelete(filter)) ? 1 : 0 };
+  async deleteOne(filter: Filter, opts: WriteOptions = {}): Promise<{ deletedCount: number }> {
+    const session = await this.enter('deleteOne', opts);
+    return { deletedCount: this.removeFirst(filter, session) ? 1 : 0 };
   }
-  async deleteMany(filter: Filter): Promise<{ deletedCount: number }> {
+  async deleteMany(filter: Filter, opts: WriteOptions = {}): Promise<{ deletedCount: number }> {
+    const session = await this.enter('deleteMany', opts);
     const targets = new Set(this.matching(filter));
+    this.journal(session);
     this.docs = this.docs.filter((d) => !targets.has(d));
     return { deletedCount: targets.size };
   }
-  async drop(): Promise<boolean> {
+  async drop(opts: WriteOptions = {}): Promise<boolean> {
+    const session = await this.enter('drop', opts);
+    this.journal(session);
     this.docs = [];
     this.indexes = [];
     return true;
+  }
+  /** Whether the collection holds documents or indexes (the server would list it). */
+  exists(): boolean {
+    return this.docs.length > 0 || this.indexes.length > 0;
   }
 }
 
 /** A fresh, empty fake database. Cast to the driver's `Db` for the adapter under test. */
 export function createMingoDb(): Db {
+  const control = new MingoControl();
   const collections = new Map<string, FakeCollection>();
   const fake = {
     databaseName: 'mingo',
+    client: {
+      startSession: () => new FakeSession(control),
+    },
     collection(name: string): FakeCollection {
       let c = collections.get(name);
-      if (!c) collections.set(name, (c = new FakeCollection(name)));
+      if (!c) collections.set(name, (c = new FakeCollection(name, control)));
       return c;
+    },
+    listCollections(filter: { name?: string } = {}) {
+      const names = [...collections.entries()].filter(([n, c]) => c.exists() && (filter.name === undefined || filter.name === n)).map(([n]) => n);
+      return { toArray: async () => names.map((name) => ({ name, type: 'collection' })) };
     },
     async command(cmd: Document): Promise<Document> {
       if ('ping' in cmd) return { ok: 1 };
       throw new Error(`mingo-db: command not supported: ${Object.keys(cmd).join(',')}`);
     },
   };
-  return new Proxy(fake, {
+  const db = new Proxy(fake, {
     get(target, prop, receiver) {
       if (prop in target || typeof prop === 'symbol' || prop === 'then') return Reflect.get(target, prop, receiver);
       throw new Error(`mingo-db: Db.${String(prop)} is not supported by the test fake`);
     },
-  }) as unknown as Db;
+  });
+  registerControl(db, control);
+  return db as unknown as Db;
 }

@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import Joi from 'joi';
-import { requestContext, requireSecretKey } from '@plinth/shared';
+import { requestContext, requireSecretKey, unstorableJsonReason } from '@plinth/shared';
 import { userClaimsSchema } from '../domain/claims';
 import { displayNameSchema, emailSchema, passwordSchema, photoUrlSchema, validate } from '../domain/validation';
 import type { AuthContext } from '../flows/auth-context';
@@ -11,9 +11,12 @@ const MAX_METADATA_BYTES = 16 * 1024;
 
 const metadataSchema = Joi.object()
   .unknown(true)
-  .custom((v: object, helpers) =>
-    Buffer.byteLength(JSON.stringify(v)) > MAX_METADATA_BYTES ? helpers.message({ custom: 'must be at most 16384 bytes of JSON' }) : v,
-  );
+  .custom((v: object, helpers) => {
+    if (Buffer.byteLength(JSON.stringify(v)) > MAX_METADATA_BYTES) return helpers.message({ custom: 'must be at most 16384 bytes of JSON' });
+    // Shapes MongoDB cannot keep as given are refused on every store alike.
+    const why = unstorableJsonReason(v);
+    return why ? helpers.message({ custom: why }) : v;
+  });
 
 const schemas = {
   list: Joi.object({

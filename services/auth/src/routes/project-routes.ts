@@ -15,7 +15,9 @@ const mintSchema = Joi.object<{ user_id: string; claims?: { [claim: string]: Jso
   claims: Joi.object()
     .unknown(true)
     .custom((v: object, helpers) => {
-      const reserved = Object.keys(v).filter((k) => RESERVED_CLAIMS.has(k));
+      // Names of Object.prototype (constructor, toString, __proto__…) would be read as the
+      // prototype's members by code that looks claims up by name: refused like reserved names.
+      const reserved = Object.keys(v).filter((k) => RESERVED_CLAIMS.has(k) || k in Object.prototype);
       if (reserved.length > 0) return helpers.message({ custom: `must not use reserved names: ${reserved.join(', ')}` });
       if (Buffer.byteLength(JSON.stringify(v)) > MAX_CLAIMS_BYTES) return helpers.message({ custom: 'must be at most 1000 bytes of JSON' });
       return v;

@@ -1,4 +1,4 @@
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoServerError, type Collection, type CreateIndexesOptions, type Db } from 'mongodb';
 import type { ProjectId } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 import type {
@@ -14,21 +14,41 @@ import type {
 import { emailTakenError } from './user-store';
 
 type UserDoc = UserRecord & { _id: string; project: string };
-type TokenDoc = OneTimeToken & { _id: string; project: string };
-type OtpDoc = { _id?: string; project: string; email: string; code_hash: string; expires_at: number; sent_at: number; attempts: number };
+/** Expiry is a Date, so the TTL index removes expired tokens and codes. */
+type TokenDoc = Omit<OneTimeToken, 'expires_at'> & { _id: string; project: string; expires_at: Date };
+type OtpDoc = { _id?: string; project: string; email: string; code_hash: string; expires_at: Date; sent_at: number; attempts: number };
 type KeyDoc = SigningKeyRecord & { _id: string; project: string };
 type SettingsDoc = AuthSettings & { _id: string };
 type MailSlotDoc = { _id?: string; project: string; key: string; sent_at: number };
 
-const WRITE = { writeConcern: { w: 'majority' as const } };
+const WRITE = { writeConcern: { w: 'majority' as const, wtimeoutMS: 10_000 } };
+const EMAIL_INDEX = 'project_email';
 
-function isDuplicateKey(err: unknown): boolean {
+function isDuplicateKey(err: unknown): err is MongoServerError {
   return err instanceof MongoServerError && err.code === 11000;
 }
 
+/** "E-mail taken" only when the duplicate is on the e-mail index; any other duplicate is not the caller's doing. */
 function emailTaken(err: unknown): never {
-  if (isDuplicateKey(err)) throw emailTakenError();
+  if (isDuplicateKey(err) && (Object.hasOwn(err.keyPattern ?? {}, 'email') || err.message.includes(`index: ${EMAIL_INDEX}`))) {
+    throw emailTakenError();
+  }
   throw err;
+}
+
+/** Creates an index; one of that name with other options (an older release's) is replaced. */
+interface Indexable {
+  createIndex(key: { [k: string]: 1 | -1 }, options: CreateIndexesOptions): Promise<string>;
+  dropIndex(name: string): Promise<unknown>;
+}
+async function ensureIndex(c: Indexable, key: { [k: string]: 1 | -1 }, options: CreateIndexesOptions & { name: string }): Promise<void> {
+  try {
+    await c.createIndex(key, options);
+  } catch (err) {
+    if (!(err instanceof MongoServerError && (err.code === 85 || err.code === 86))) throw err;
+    await c.dropIndex(options.name);
+    await c.createIndex(key, options);
+  }
 }
 
 function escapeRegex(s: string): string {
@@ -64,14 +84,14 @@ export class MongoUserStore implements UserStore {
   /** Creates the indexes the guarantees rely on (unique e-mail per project, one OTP per e-mail). */
   static async open(db: Db, onClose: () => Promise<void> = async () => {}): Promise<MongoUserStore> {
     const store = new MongoUserStore(db, onClose);
-    await store.users.createIndexes([
-      { key: { project: 1, email: 1 }, name: 'project_email', unique: true },
-      { key: { project: 1, created_at: 1, id: 1 }, name: 'project_created' },
-    ]);
-    await store.tokens.createIndex({ project: 1, token_hash: 1 }, { name: 'project_token', unique: true });
-    await store.otps.createIndex({ project: 1, email: 1 }, { name: 'project_email', unique: true });
-    await store.mailSlots.createIndex({ project: 1, key: 1 }, { name: 'project_key', unique: true });
-    await store.keys.createIndex({ project: 1, created_at: -1 }, { name: 'project_created' });
+    await ensureIndex(store.users, { project: 1, email: 1 }, { name: EMAIL_INDEX, unique: true });
+    await ensureIndex(store.users, { project: 1, created_at: 1, id: 1 }, { name: 'project_created' });
+    await ensureIndex(store.tokens, { project: 1, token_hash: 1 }, { name: 'project_token', unique: true });
+    await ensureIndex(store.tokens, { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
+    await ensureIndex(store.otps, { project: 1, email: 1 }, { name: EMAIL_INDEX, unique: true });
+    await ensureIndex(store.otps, { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
+    await ensureIndex(store.keys, { project: 1, created_at: -1 }, { name: 'project_created' });
+    await ensureIndex(store.mailSlots, { project: 1, key: 1 }, { name: 'project_key', unique: true });
     return store;
   }
 
@@ -128,7 +148,7 @@ export class MongoUserStore implements UserStore {
   }
 
   async putOneTimeToken(project: ProjectId, token: OneTimeToken): Promise<void> {
-    await this.tokens.insertOne({ ...token, _id: `${project}/${token.token_hash}`, project });
+    await this.tokens.insertOne({ ...token, expires_at: new Date(token.expires_at), _id: `${project}/${token.token_hash}`, project });
   }
 
   async consumeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<string | null> {
@@ -136,11 +156,11 @@ export class MongoUserStore implements UserStore {
   }
 
   async takeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<OneTimeToken | null> {
-    await this.tokens.deleteMany({ project, expires_at: { $lte: now } });
-    const d = await this.tokens.findOneAndDelete({ _id: `${project}/${tokenHash}`, kind, expires_at: { $gt: now } });
+    await this.tokens.deleteMany({ project, expires_at: { $lte: new Date(now) } });
+    const d = await this.tokens.findOneAndDelete({ _id: `${project}/${tokenHash}`, kind, expires_at: { $gt: new Date(now) } });
     if (!d) return null;
-    const { _id, project: _p, ...token } = d;
-    return token;
+    const { _id, project: _p, expires_at, ...token } = d;
+    return { ...token, expires_at: expires_at.getTime() };
   }
 
   async deleteOneTimeTokens(project: ProjectId, userId: string, kinds: readonly OneTimeTokenKind[]): Promise<void> {
@@ -171,7 +191,7 @@ export class MongoUserStore implements UserStore {
     try {
       await this.otps.findOneAndUpdate(
         { project, email, sent_at: { $lte: otp.resend_after } },
-        { $set: { code_hash: otp.code_hash, expires_at: otp.expires_at, sent_at: otp.now, attempts: 0 } },
+        { $set: { code_hash: otp.code_hash, expires_at: new Date(otp.expires_at), sent_at: otp.now, attempts: 0 } },
         { upsert: true },
       );
       return true;
@@ -185,7 +205,7 @@ export class MongoUserStore implements UserStore {
   async redeemOtp(project: ProjectId, email: string, codeHash: string, now: number, maxAttempts: number): Promise<boolean> {
     const filter = { project, email: email.toLowerCase() };
     const d = await this.otps.findOneAndUpdate(
-      { ...filter, expires_at: { $gt: now }, attempts: { $lt: maxAttempts } },
+      { ...filter, expires_at: { $gt: new Date(now) }, attempts: { $lt: maxAttempts } },
       { $inc: { attempts: 1 } },
       { returnDocument: 'after' },
     );

@@ -1,10 +1,12 @@
 /**
  * User fields of a record against its collection's definition (DESIGN.md §5): unknown field,
- * wrong type and missing required field are 400s naming the field in `details`.
+ * wrong type, missing required field and a value over its size limit are 400s naming the field
+ * in `details`.
  */
-import { InvalidRequestError, type Collection, type JsonValue, type RecordDoc } from '@plinth/shared';
+import { InvalidRequestError, type Collection, type FieldType, type JsonValue, type RecordDoc } from '@plinth/shared';
 import { splitRecord } from '../store/record-shape';
 import { checkValue } from './field-values';
+import { DEFAULT_LIMITS, checkRecordSize, checkValueSize, type RecordLimits } from './limits';
 
 export type RecordData = { [field: string]: JsonValue };
 
@@ -31,22 +33,30 @@ function requireFields(collection: Collection, data: RecordData): void {
   }
 }
 
+/** A checked value of a declared field, within its size limit. */
+function fieldValue(field: string, type: FieldType, value: unknown, limits: RecordLimits): JsonValue {
+  const checked = checkValue(field, type, value);
+  checkValueSize(field, type, checked, limits);
+  return checked;
+}
+
 /** The user fields of a new record, normalized. null stands for "not given". */
-export function validateNewData(collection: Collection, v: unknown): RecordData {
+export function validateNewData(collection: Collection, v: unknown, limits: RecordLimits = DEFAULT_LIMITS): RecordData {
   const given = dataObject(v);
   checkFields(collection, given);
   const data: RecordData = {};
   for (const [field, value] of Object.entries(given)) {
     const def = collection.fields[field];
     if (value === null || value === undefined || !def) continue;
-    data[field] = checkValue(field, def.type, value);
+    data[field] = fieldValue(field, def.type, value, limits);
   }
   requireFields(collection, data);
+  checkRecordSize(data, limits);
   return data;
 }
 
 /** `before`'s user fields merged with a patch: a value replaces, null removes an optional field. */
-export function mergeData(collection: Collection, before: RecordDoc, v: unknown): RecordData {
+export function mergeData(collection: Collection, before: RecordDoc, v: unknown, limits: RecordLimits = DEFAULT_LIMITS): RecordData {
   const patch = v === undefined ? {} : dataObject(v);
   checkFields(collection, patch);
   const data: RecordData = { ...splitRecord(before).data };
@@ -57,8 +67,9 @@ export function mergeData(collection: Collection, before: RecordDoc, v: unknown)
       if (def.required) throw new InvalidRequestError(`Field "${field}" is required and cannot be removed.`, { field, reason: 'required' });
       delete data[field];
     } else {
-      data[field] = checkValue(field, def.type, value);
+      data[field] = fieldValue(field, def.type, value, limits);
     }
   }
+  checkRecordSize(data, limits);
   return data;
 }

@@ -17,6 +17,7 @@ import {
 } from '../domain/collection-definition';
 import type { RecordStore } from '../store/record-store';
 import type { Caller } from './caller';
+import { noPublish, type PublishChange } from './publish-change';
 
 const SAVE_ATTEMPTS = 3;
 
@@ -29,6 +30,7 @@ export class CollectionOperations {
     private readonly store: RecordStore,
     private readonly policy: AccessPolicy,
     private readonly clock: () => Date = () => new Date(),
+    private readonly publish: PublishChange = noPublish,
   ) {}
 
   /** The collection, or 404 (also for a name that could never exist). */
@@ -70,6 +72,7 @@ export class CollectionOperations {
       this.policy.validateRules({ name, fields, rules });
       const next: Collection = { ...current, fields, rules, revision: current.revision + 1, updated_at: this.clock().toISOString() };
       if (await this.store.updateCollection(caller.project, { next, expectedRevision: current.revision, removedFields: removed })) {
+        await this.publish({ project: caller.project, collection: name, kind: 'collection', revision: next.revision, committed_at: Date.now() });
         return next;
       }
     }
@@ -81,5 +84,6 @@ export class CollectionOperations {
     if (!COLLECTION_NAME.test(name) || !(await this.store.deleteCollection(caller.project, name))) {
       throw new NotFoundError(`Collection "${name}" does not exist.`, { collection: name });
     }
+    await this.publish({ project: caller.project, collection: name, kind: 'collection', revision: null, committed_at: Date.now() });
   }
 }

@@ -11,6 +11,7 @@ import { validateNewData } from '../domain/record-data';
 import type { RecordStore } from '../store/record-store';
 import { bypassesRules, type Caller } from './caller';
 import type { CollectionOperations } from './collection-operations';
+import { noPublish, type PublishChange } from './publish-change';
 
 /** At most this many records per request; the CLI sends larger files in batches. */
 export const IMPORT_BATCH_LIMIT = 1000;
@@ -33,6 +34,7 @@ export class RecordImport {
   constructor(
     private readonly store: RecordStore,
     private readonly collections: CollectionOperations,
+    private readonly publish: PublishChange = noPublish,
   ) {}
 
   async import(caller: Caller, name: string, rawBody: unknown): Promise<ImportResult> {
@@ -75,6 +77,8 @@ export class RecordImport {
       try {
         await this.store.insertRecord(caller.project, collection, doc);
         result.imported++;
+        // Realtime subscribers see an imported record as a create.
+        await this.publish({ project: caller.project, collection: name, kind: 'create', record: doc, committed_at: Date.now() });
       } catch (err) {
         // Another import of the same id won the race: the record is there, as this one asks.
         if (err instanceof ConflictError && (await this.store.getRecord(caller.project, collection, doc.id))) result.existing++;

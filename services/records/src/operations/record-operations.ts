@@ -3,19 +3,31 @@
  * caller used the secret key: reads AND the policy's residual with the client's where, writes
  * ask canCreate / canUpdate / canDelete. Version checks are the store's compare-and-set.
  */
-import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, newId, type Collection, type Predicate, type RecordDoc } from '@plinth/shared';
+import {
+  ConflictError,
+  ForbiddenError,
+  InvalidRequestError,
+  NotFoundError,
+  newId,
+  type Collection,
+  type Predicate,
+  type RecordDoc,
+} from '@plinth/shared';
 import type { AccessContext, AccessPolicy } from '../domain/access-policy';
 import { fingerprint } from '../domain/canonical-json';
 import { refuseUnknownKeys } from '../domain/collection-definition';
 import { encodeCursor } from '../domain/cursor';
 import { parseListQuery, type ListQuery } from '../domain/list-query';
 import { mergeData, validateNewData } from '../domain/record-data';
+import { splitRecord } from '../store/record-shape';
 import type { IdempotencyClaim, RecordStore, SortDirection } from '../store/record-store';
 import { matchesPredicate } from '../rules/matches-predicate';
 import { andP } from '../rules/predicate-algebra';
 import { resolveSubscription, type ResolvedSubscription } from '../rules/subscribe';
 import { accessContext, bypassesRules, type Caller } from './caller';
 import type { CollectionOperations } from './collection-operations';
+import { DEFAULT_LIMITS, type RecordLimits } from '../domain/limits';
+import { noPublish, type PublishChange } from './publish-change';
 
 /** Idempotency keys are remembered this long (DESIGN.md §5). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -36,7 +48,7 @@ export interface Subscription extends ResolvedSubscription {
 }
 
 export interface Created {
-  record: RecordDoc;
+  record: WriteResult;
   replayed: boolean;
 }
 
@@ -45,6 +57,13 @@ function body(v: unknown): { [k: string]: unknown } {
     throw new InvalidRequestError('The body must be a JSON object like {"data":{...}}.', { field: 'body' });
   }
   return v as { [k: string]: unknown };
+}
+
+/** The page byte measure of the store port (RecordQuery.maxBytes): JSON of the user fields. */
+function dataBytes(records: RecordDoc[]): number {
+  let n = 0;
+  for (const r of records) n += JSON.stringify(splitRecord(r).data).length;
+  return n;
 }
 
 function parseVersion(v: unknown, where: 'body' | 'query'): number | undefined {
@@ -56,9 +75,18 @@ function parseVersion(v: unknown, where: 'body' | 'query'): number | undefined {
   return n as number;
 }
 
-function stale(current: number): ConflictError {
-  return new ConflictError('The record has changed since that version.', { current_version: current });
+/** A stale version: 409, with the current version only for a caller who may read the record. */
+function stale(current: RecordDoc, readable: boolean): ConflictError {
+  return readable
+    ? new ConflictError('The record has changed since that version.', { current_version: current.version })
+    : new ConflictError('The record has changed since that version.');
 }
+
+/**
+ * What a write answers with: the record, or only `{id, version}` when the read rule would hide
+ * it from this caller (a write must not show what a read would not).
+ */
+export type WriteResult = RecordDoc | Pick<RecordDoc, 'id' | 'version'>;
 
 export class RecordOperations {
   constructor(
@@ -66,7 +94,21 @@ export class RecordOperations {
     private readonly policy: AccessPolicy,
     private readonly collections: CollectionOperations,
     private readonly clock: () => Date = () => new Date(),
+    private readonly limits: RecordLimits = DEFAULT_LIMITS,
+    private readonly publish: PublishChange = noPublish,
   ) {}
+
+  /** Whether the read rule lets this caller see `record` (always, with the secret key). */
+  private canRead(caller: Caller, collection: Collection, record: RecordDoc, now: Date): boolean {
+    if (bypassesRules(caller)) return true;
+    const residual = this.policy.readFilter(accessContext(caller, now), collection);
+    return residual !== false && matchesPredicate(record, residual);
+  }
+
+  /** The record as a write answers it: whole when readable by the caller, else `{id, version}`. */
+  private shown(caller: Caller, collection: Collection, record: RecordDoc, now: Date): WriteResult {
+    return this.canRead(caller, collection, record, now) ? record : { id: record.id, version: record.version };
+  }
 
   /** The read residual: true for the secret key; 403 when the policy allows no read at all. */
   private readFilter(caller: Caller, collection: Collection): Predicate {
@@ -129,18 +171,25 @@ export class RecordOperations {
     return subscription;
   }
 
-  /** One page of `predicate` in the order of `q`, with the cursor GET …/records accepts for `q`. */
+  /**
+   * One page of `predicate` in the order of `q`, with the cursor GET …/records accepts for `q`.
+   * Bounded: the page stops early, with a cursor, once its records hold the page byte budget,
+   * and the query is stopped (503) past the time budget.
+   */
   private async page(caller: Caller, collection: Collection, q: ListQuery, predicate: Predicate): Promise<Page> {
     const rows = await this.store.queryRecords(caller.project, collection, {
       predicate,
       orderBy: q.shape.orderBy,
       direction: q.shape.direction,
       limit: q.limit + 1,
+      maxBytes: this.limits.maxPageBytes,
+      timeoutMs: this.limits.queryTimeoutMs,
       ...(q.after ? { after: q.after } : {}),
     });
     const records = rows.slice(0, q.limit);
     const last = records[records.length - 1];
-    return { records, cursor: rows.length > q.limit && last ? encodeCursor(q.shape, last) : null };
+    const more = rows.length > q.limit || (last !== undefined && dataBytes(records) >= this.limits.maxPageBytes);
+    return { records, cursor: more && last ? encodeCursor(q.shape, last) : null };
   }
 
   /** 404 when absent, and when the record exists but fails the read residual. */
@@ -156,6 +205,7 @@ export class RecordOperations {
               orderBy: 'id',
               direction: 'asc',
               limit: 1,
+              timeoutMs: this.limits.queryTimeoutMs,
             })
           )[0] ?? null);
     if (!found) throw new NotFoundError(`Record "${id}" does not exist.`, { id });
@@ -166,7 +216,7 @@ export class RecordOperations {
     const collection = await this.collections.load(caller.project, name);
     const b = body(rawBody);
     refuseUnknownKeys(b, ['data']);
-    const data = validateNewData(collection, b.data ?? {});
+    const data = validateNewData(collection, b.data ?? {}, this.limits);
     const now = this.clock();
     const stamp = now.toISOString();
     const record: RecordDoc = { id: newId('rec_'), version: 1, created_at: stamp, updated_at: stamp, ...data };
@@ -186,10 +236,19 @@ export class RecordOperations {
         expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
       };
     }
-    return this.store.insertRecord(caller.project, collection, record, claim);
+    const inserted = await this.store.insertRecord(caller.project, collection, record, claim);
+    if (!inserted.replayed) {
+      await this.publish({ project: caller.project, collection: name, kind: 'create', record: inserted.record, committed_at: Date.now() });
+    }
+    return { record: this.shown(caller, collection, inserted.record, now), replayed: inserted.replayed };
   }
 
-  async update(caller: Caller, name: string, id: string, rawBody: unknown): Promise<RecordDoc> {
+  /**
+   * Rules before preconditions: the write rule is evaluated first (a refusal is 404 for a record
+   * the caller cannot read, 403 otherwise), then the version, so a stale version never reveals a
+   * hidden record. The answer is the record only when the caller may read it afterwards.
+   */
+  async update(caller: Caller, name: string, id: string, rawBody: unknown): Promise<WriteResult> {
     const collection = await this.collections.load(caller.project, name);
     const b = body(rawBody);
     refuseUnknownKeys(b, ['data', 'version']);
@@ -197,20 +256,23 @@ export class RecordOperations {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const before = await this.store.getRecord(caller.project, collection, id);
       if (!before) throw new NotFoundError(`Record "${id}" does not exist.`, { id });
-      if (expected !== undefined && before.version !== expected) throw stale(before.version);
       const now = this.clock();
       const after: RecordDoc = {
         id,
         version: before.version + 1,
         created_at: before.created_at,
         updated_at: now.toISOString(),
-        ...mergeData(collection, before, b.data),
+        ...mergeData(collection, before, b.data, this.limits),
       };
       if (!bypassesRules(caller) && !this.policy.canUpdate(accessContext(caller, now), collection, before, after)) {
         this.refuseWrite(caller, collection, before, now, 'Security rules do not allow this update.');
       }
+      if (expected !== undefined && before.version !== expected) throw stale(before, this.canRead(caller, collection, before, now));
       const saved = await this.store.replaceRecord(caller.project, collection, after, before.version);
-      if (saved) return saved;
+      if (saved) {
+        await this.publish({ project: caller.project, collection: name, kind: 'update', record: saved, previous: before, committed_at: Date.now() });
+        return this.shown(caller, collection, saved, now);
+      }
       if (expected !== undefined) await this.refuseStale(caller, collection, id);
     }
     throw new ConflictError('The record is being changed concurrently; retry.', { id });
@@ -222,12 +284,15 @@ export class RecordOperations {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const before = await this.store.getRecord(caller.project, collection, id);
       if (!before) throw new NotFoundError(`Record "${id}" does not exist.`, { id });
-      if (expected !== undefined && before.version !== expected) throw stale(before.version);
       const now = this.clock();
       if (!bypassesRules(caller) && !this.policy.canDelete(accessContext(caller, now), collection, before)) {
         this.refuseWrite(caller, collection, before, now, 'Security rules do not allow deleting this record.');
       }
-      if (await this.store.deleteRecord(caller.project, collection, id, before.version)) return;
+      if (expected !== undefined && before.version !== expected) throw stale(before, this.canRead(caller, collection, before, now));
+      if (await this.store.deleteRecord(caller.project, collection, id, before.version)) {
+        await this.publish({ project: caller.project, collection: name, kind: 'delete', record: before, previous: before, committed_at: Date.now() });
+        return;
+      }
       if (expected !== undefined) await this.refuseStale(caller, collection, id);
     }
     throw new ConflictError('The record is being changed concurrently; retry.', { id });
@@ -250,6 +315,6 @@ export class RecordOperations {
   private async refuseStale(caller: Caller, collection: Collection, id: string): Promise<never> {
     const current = await this.store.getRecord(caller.project, collection, id);
     if (!current) throw new NotFoundError(`Record "${id}" does not exist.`, { id });
-    throw stale(current.version);
+    throw stale(current, this.canRead(caller, collection, current, this.clock()));
   }
 }

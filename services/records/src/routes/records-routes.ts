@@ -10,6 +10,7 @@ import type { Caller } from '../operations/caller';
 import type { CollectionOperations } from '../operations/collection-operations';
 import type { RecordImport } from '../operations/record-import';
 import type { RecordOperations } from '../operations/record-operations';
+import type { RecordsRateLimits } from './rate-limits';
 
 export type AuthenticateUser = (req: Request) => Promise<AuthInfo | null>;
 
@@ -18,6 +19,8 @@ export interface RecordsRoutesDeps {
   records: RecordOperations;
   importer: RecordImport;
   authenticateUser: AuthenticateUser;
+  /** Per-key and per-user request limits; none when absent (tests of other concerns). */
+  rateLimits?: RecordsRateLimits;
 }
 
 const COLLECTIONS = '/v1/projects/:project/collections';
@@ -30,14 +33,19 @@ function param(req: Request, name: string): string {
 }
 
 export function recordsRoutes(deps: RecordsRoutesDeps): Router {
-  const { collections, records, importer, authenticateUser } = deps;
+  const { collections, records, importer, authenticateUser, rateLimits } = deps;
   const router = Router();
+  if (rateLimits) router.use(COLLECTIONS, rateLimits.perKey);
 
-  /** Record operations resolve the user token (X-Db-User-Token) unless the secret key is used. */
+  /**
+   * Record operations resolve the user token (X-Db-User-Token) unless the secret key is used;
+   * a signed-in user's request counts against their own rate limit too.
+   */
   async function caller(req: Request, res: Response): Promise<Caller> {
     const ctx = requestContext(res);
     if (ctx.keyKind !== 'secret') assertUserTokenHeader(req.headers);
     const auth = ctx.keyKind === 'secret' ? null : await authenticateUser(req);
+    if (auth && rateLimits) await rateLimits.perUser(req, res, auth.uid);
     return { project: ctx.project, keyKind: ctx.keyKind, auth };
   }
   const keyOnly = (res: Response): Caller => {

@@ -22,6 +22,17 @@ export interface RecordQuery {
   after?: KeysetPosition;
   /** At most this many records (the service asks for one more than the page to detect the end). */
   limit: number;
+  /**
+   * Byte budget: the adapter stops after the record at which the records returned hold at least
+   * this many characters of user data as JSON (`JSON.stringify` of the user fields), so at least
+   * one record is returned and the caller can tell a cut page by adding up the same measure.
+   */
+  maxBytes?: number;
+  /**
+   * Time budget: a query still running after this many milliseconds is stopped and rejects with
+   * a PlinthError `unavailable` (details.reason `query_timeout`).
+   */
+  timeoutMs?: number;
 }
 
 /** Claim on an `Idempotency-Key` for one record creation. */

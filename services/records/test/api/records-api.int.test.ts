@@ -86,6 +86,8 @@ describe('create and get', () => {
     ['timestamp that is no date', { title: 't', due: '2026-13-45T10:00:00Z' }, { field: 'due', expected: 'timestamp' }],
     ['list given an object', { title: 't', tags: { a: 1 } }, { field: 'tags', expected: 'list' }],
     ['list holding an object', { title: 't', tags: [{ $ne: null }] }, { field: 'tags', expected: 'list' }],
+    ['json with a key MongoDB reserves (_bsontype)', { title: 't', meta: { n: { _bsontype: 'Long' } } }, { field: 'meta' }],
+    ['json shaped like a MongoDB DBRef', { title: 't', meta: { $ref: 'users', $id: 'u1' } }, { field: 'meta' }],
     ['text given an operator object', { title: { $ne: null } }, { field: 'title', expected: 'text' }],
     ['data not an object', ['title'], { field: 'data' }],
   ];

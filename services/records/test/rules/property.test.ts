@@ -46,7 +46,7 @@ function generateData(): { [field: string]: JsonValue } {
     score: maybe(-3, 0, 2, 2.5, 3, 5, 10, null, MISSING),
     tags: maybe(['a'], ['a', 'b'], ['c'], [], null, MISSING),
     title: maybe('Hello', 'hello', 'Zeta', '', null, MISSING),
-    meta: maybe(['a', 1], ['a'], 'a', 1, '3', true, { k: 'a' }, null, MISSING),
+    meta: maybe(['a', 1], ['a'], [1, null], [null], 'a', 1, '3', true, { k: 'a' }, null, MISSING),
     publish_at: maybe('2026-05-31T23:59:59.999Z', '2026-06-01T12:00:00.000Z', '2026-06-02T00:00:00.000Z', null, MISSING),
   };
   const data: { [field: string]: JsonValue } = {};
@@ -88,6 +88,9 @@ const ATOMS: ReadonlyArray<() => string> = [
   () => `record.title ${pick(['<', '>='])} ${pick(['"Hello"', '"a"'])}`,
   () => `record.meta ${pick(['==', '!='])} ${pick(['"a"', '1', 'null'])}`,
   () => `${pick(['"a"', '1'])} in record.meta`,
+  // a json list holding null is not null
+  () => `record.meta in ${pick(['[null]', '[null, "a"]', '[null, 1]'])}`,
+  () => `!(record.meta ${pick(['== null', 'in [null]', '!= null'])})`,
   () => `record.id in ["rec_0001", "rec_0002", "rec_0100"]`,
   () => `record.version >= ${pick(['2', '3'])}`,
   () => pick(['true', 'false']),

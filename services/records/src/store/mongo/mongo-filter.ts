@@ -30,7 +30,8 @@ type Cond = Filter<RecordDocument>;
 
 /**
  * A json field may hold a list, and MongoDB matches `$eq`/`$in`/ranges against a list's
- * elements; Predicate semantics compare whole values, so lists are excluded explicitly.
+ * elements; Predicate semantics compare whole values, so lists are excluded explicitly —
+ * for null too: `{$eq: null}` also matches `[1, null]`, which is a list, not null.
  */
 function wholeValue(collection: Pick<Collection, 'fields'>, field: string, cond: Cond): Cond {
   if (fieldTypeOf(collection, field) !== 'json') return cond;
@@ -39,12 +40,12 @@ function wholeValue(collection: Pick<Collection, 'fields'>, field: string, cond:
 
 function comparison(collection: Pick<Collection, 'fields'>, [field, op, value]: [string, string, unknown]): Cond {
   const path = fieldPath(field);
-  const whole = (cond: Cond): Cond => (value === null ? cond : wholeValue(collection, field, cond));
+  const whole = (cond: Cond): Cond => wholeValue(collection, field, cond);
   switch (op) {
     case '==':
       return whole({ [path]: { $eq: value } });
     case '!=':
-      return value === null ? { [path]: { $ne: null } } : { $nor: [whole({ [path]: { $eq: value } })] };
+      return { $nor: [whole({ [path]: { $eq: value } })] };
     case '<':
       return whole({ [path]: { $lt: value } });
     case '<=':
@@ -92,4 +93,21 @@ export function compileKeyset(p: Predicate, collection: Pick<Collection, 'fields
 export function sortSpec(orderBy: string, direction: SortDirection): { [path: string]: 1 | -1 } {
   const d = direction === 'asc' ? 1 : -1;
   return orderBy === 'id' ? { _id: d } : { [fieldPath(orderBy)]: d, _id: d };
+}
+
+/**
+ * Index bounds implied by a keyset position, ANDed to the keyset predicate so the server seeks
+ * to the position instead of scanning every earlier key (the `$or` alone gives no bounds). Each
+ * bound only narrows: every record after the position satisfies it. Ascending: `>= value`.
+ * Descending: `<= value` on system fields (never missing); on a scalar user field
+ * `not > value`, which also keeps the missing values that follow last, and still bounds the
+ * scan. Not on json fields (a list there can hold values on both sides).
+ */
+export function keysetBound(orderBy: string, direction: SortDirection, after: { value: unknown }, collection: Pick<Collection, 'fields'>): Cond[] {
+  if (orderBy === 'id' || after.value === null) return [];
+  const path = fieldPath(orderBy);
+  if (direction === 'asc') return [{ [path]: { $gte: after.value } }];
+  if (isSystemField(orderBy)) return [{ [path]: { $lte: after.value } }];
+  const type = fieldTypeOf(collection, orderBy);
+  return type === 'json' || type === 'list' ? [] : [{ [path]: { $not: { $gt: after.value } } }];
 }

@@ -1,22 +1,25 @@
 /**
- * RecordStore on MongoDB (official driver, majority write concern). One MongoDB collection per
- * Plinth collection; `indexed`/`unique` fields get real indexes via createIndex; compare-and-set
- * is one findOneAndUpdate with the version in the filter.
+ * RecordStore on MongoDB (official driver, majority write concern with a timeout). One MongoDB
+ * collection per Plinth collection; `indexed`/`unique` fields get real indexes (mongo-collections.ts);
+ * compare-and-set is one findOneAndUpdate with the version in the filter; an insert with an
+ * idempotency key is one transaction (claim + insert), so it needs a replica set.
  */
-import { ConflictError, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
-import { MongoClient, MongoServerError, type Db, type IndexDescription, type WriteConcernSettings } from 'mongodb';
+import { acquireMongoClient, ConflictError, MONGO_MAJORITY, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
+import { MongoServerError, type Db, type Document, type WriteConcernSettings } from 'mongodb';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
-import { compileFilter, compileKeyset, fieldPath, sortSpec, type RecordDocument } from './mongo-filter';
+import { assertStorable } from '../storable';
+import { compileFilter, compileKeyset, keysetBound, sortSpec, type RecordDocument } from './mongo-filter';
+import { COLLECTIONS, MongoCollections, PUBLISHED, isDuplicateKey, isIndexConflict, translateUnique, type CollectionDocument } from './mongo-collections';
+import { queryTimeout } from '../query-timeout';
 
-const MAJORITY: WriteConcernSettings = { w: 'majority' };
-const COLLECTIONS = 'plinth_collections';
 const IDEMPOTENCY = 'plinth_idempotency_keys';
 
-interface CollectionDocument {
-  _id: string;
-  project: string;
-  collection: Collection;
+export interface MongoRecordStoreOptions {
+  /** Server-side time limit of one query (maxTimeMS); over it the request is a 503. Default 5000. */
+  queryTimeMs?: number;
+  /** How long a majority write waits for replication before it fails (wtimeoutMS). Default 10000. */
+  writeTimeoutMs?: number;
 }
 
 interface IdempotencyDocument {
@@ -25,24 +28,8 @@ interface IdempotencyDocument {
   collection: string;
   fingerprint: string;
   record: RecordDoc;
-  /** A Date so a TTL index can expire it. */
+  /** A Date so the TTL index removes it once expired. */
   expires_at: Date;
-}
-
-function isDuplicateKey(err: unknown): err is MongoServerError {
-  return err instanceof MongoServerError && err.code === 11000;
-}
-
-function translateUnique(err: unknown): never {
-  if (isDuplicateKey(err)) {
-    const path = Object.keys((err.keyValue as object | undefined) ?? {})[0];
-    const field = path?.startsWith('data.') ? path.slice('data.'.length) : undefined;
-    throw new ConflictError(
-      field ? `Another record already has this value of unique field "${field}".` : 'Unique constraint violated.',
-      field ? { field } : undefined,
-    );
-  }
-  throw err;
 }
 
 function toRecord(doc: RecordDocument): RecordDoc {
@@ -55,165 +42,135 @@ function toDocument(record: RecordDoc): RecordDocument {
   return { _id: id, ...rest };
 }
 
-function wantedIndexes(collection: Collection): IndexDescription[] {
-  const wanted: IndexDescription[] = [];
-  for (const [field, def] of Object.entries(collection.fields)) {
-    if (!def.indexed && !def.unique) continue;
-    const path = fieldPath(field);
-    wanted.push({ name: `ix:${field}`, key: { [path]: 1, _id: 1 } });
-    if (def.unique) {
-      wanted.push({ name: `ux:${field}`, key: { [path]: 1 }, unique: true, partialFilterExpression: { [path]: { $exists: true } } });
-    }
+/** Over the query time limit (MaxTimeMSExpired). */
+function isTimeLimit(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === 50;
+}
+
+/** Creates an index; one of that name with other options (left by an older release) is replaced. */
+async function ensureIndex(db: Db, collection: string, key: Document, options: { name: string; expireAfterSeconds?: number }): Promise<void> {
+  const c = db.collection(collection);
+  try {
+    await c.createIndex(key, options);
+  } catch (err) {
+    if (!isIndexConflict(err)) throw err;
+    await c.dropIndex(options.name);
+    await c.createIndex(key, options);
   }
-  return wanted;
 }
 
 export class MongoRecordStore implements RecordStore {
-  /** `client` is closed by close() when given (the store then owns the connection). */
+  private readonly majority: WriteConcernSettings;
+  private readonly queryTimeMs: number;
+  private readonly collections: MongoCollections;
+
+  /** `onClose` runs on close() (releases the connection when the store owns it). */
   constructor(
     private readonly db: Db,
-    private readonly client?: MongoClient,
-  ) {}
+    private readonly onClose: () => Promise<void> = async () => {},
+    options: MongoRecordStoreOptions = {},
+  ) {
+    this.majority = { ...MONGO_MAJORITY, ...(options.writeTimeoutMs ? { wtimeoutMS: options.writeTimeoutMs } : {}) };
+    this.queryTimeMs = options.queryTimeMs ?? 5_000;
+    this.collections = new MongoCollections(db, this.majority);
+  }
 
-  /** Connects with majority write concern and creates the service's own indexes. */
-  static async connect(url: string): Promise<MongoRecordStore> {
-    const client = new MongoClient(url, { writeConcern: MAJORITY });
-    await client.connect();
-    const store = new MongoRecordStore(client.db(), client);
+  /** Connects through the process' shared client and creates the service's own indexes. */
+  static async connect(url: string, options: MongoRecordStoreOptions = {}): Promise<MongoRecordStore> {
+    const { client, release } = await acquireMongoClient(url);
+    const store = new MongoRecordStore(client.db(), release, options);
     await store.init();
     return store;
   }
 
-  /** Creates the indexes of the service's own collections (idempotent). */
+  /** Creates the indexes of the service's own collections (idempotent; replaces ones whose options changed). */
   async init(): Promise<void> {
-    await this.db.collection<CollectionDocument>(COLLECTIONS).createIndex({ project: 1, 'collection.name': 1 }, { name: 'project_name' });
-    await this.db.collection<IdempotencyDocument>(IDEMPOTENCY).createIndex({ expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
+    await ensureIndex(this.db, COLLECTIONS, { project: 1, 'collection.name': 1 }, { name: 'project_name' });
+    await ensureIndex(this.db, IDEMPOTENCY, { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
   }
 
-  private meta() {
-    return this.db.collection<CollectionDocument>(COLLECTIONS, { writeConcern: MAJORITY });
-  }
   private keys() {
-    return this.db.collection<IdempotencyDocument>(IDEMPOTENCY, { writeConcern: MAJORITY });
+    return this.db.collection<IdempotencyDocument>(IDEMPOTENCY, { writeConcern: this.majority });
   }
   private records(project: ProjectId, name: string) {
-    return this.db.collection<RecordDocument>(`rec_${project}_${name}`, { writeConcern: MAJORITY });
+    return this.collections.records(project, name);
   }
 
   async listCollections(project: ProjectId): Promise<Collection[]> {
-    const docs = await this.meta().find({ project }).sort({ 'collection.name': 1 }).toArray();
-    return docs.map((d) => d.collection);
+    const docs = await this.collections.meta().find({ project, ...PUBLISHED }).sort({ 'collection.name': 1 }).toArray();
+    return docs.map((d: CollectionDocument) => d.collection);
   }
 
   async getCollection(project: ProjectId, name: string): Promise<Collection | null> {
-    const doc = await this.meta().findOne({ _id: `${project}/${name}` });
+    const doc = await this.collections.meta().findOne({ _id: `${project}/${name}`, ...PUBLISHED });
     return doc?.collection ?? null;
   }
 
-  private async syncIndexes(project: ProjectId, collection: Collection, dropUnwanted: boolean): Promise<void> {
-    const records = this.records(project, collection.name);
-    const wanted = wantedIndexes(collection);
-    for (const spec of wanted) {
-      try {
-        await records.createIndex(spec.key, {
-          name: spec.name,
-          ...(spec.unique ? { unique: true, partialFilterExpression: spec.partialFilterExpression } : {}),
-        });
-      } catch (err) {
-        translateUnique(err);
-      }
-    }
-    if (!dropUnwanted) return;
-    const names = new Set(wanted.map((w) => w.name));
-    for (const name of Object.keys(await records.indexInformation())) {
-      if ((name.startsWith('ix:') || name.startsWith('ux:')) && !names.has(name)) await records.dropIndex(name);
-    }
-  }
-
   async createCollection(project: ProjectId, collection: Collection): Promise<void> {
-    try {
-      await this.meta().insertOne({ _id: `${project}/${collection.name}`, project, collection });
-    } catch (err) {
-      if (isDuplicateKey(err)) throw new ConflictError(`Collection "${collection.name}" already exists.`, { name: collection.name });
-      throw err;
-    }
-    const records = this.records(project, collection.name);
-    await records.createIndex({ created_at: 1, _id: 1 }, { name: 'sys:created_at' });
-    await records.createIndex({ updated_at: 1, _id: 1 }, { name: 'sys:updated_at' });
-    await this.syncIndexes(project, collection, false);
+    await this.collections.create(project, collection, new Date(), async () => {
+      await this.keys().deleteMany({ project, collection: collection.name });
+    });
   }
 
   async updateCollection(project: ProjectId, change: CollectionChange): Promise<boolean> {
-    const { next, expectedRevision, removedFields } = change;
-    const id = `${project}/${next.name}`;
-    const current = await this.meta().findOne({ _id: id });
-    if (!current || current.collection.revision !== expectedRevision) return false;
-    // New (unique) indexes first: on duplicate values nothing has changed yet.
-    await this.syncIndexes(project, next, false);
-    const saved = await this.meta().findOneAndUpdate(
-      { _id: id, 'collection.revision': expectedRevision },
-      { $set: { collection: next } },
-      { returnDocument: 'after' },
-    );
-    if (!saved) return false;
-    if (removedFields.length > 0) {
-      const unset: { [path: string]: '' } = Object.fromEntries(removedFields.map((f) => [fieldPath(f), '' as const]));
-      await this.records(project, next.name).updateMany({}, { $unset: unset });
-    }
-    await this.syncIndexes(project, next, true);
-    return true;
+    return this.collections.update(project, change.next, change.expectedRevision, change.removedFields);
   }
 
   async deleteCollection(project: ProjectId, name: string): Promise<boolean> {
-    const gone = await this.meta().deleteOne({ _id: `${project}/${name}` });
+    const gone = await this.collections.meta().deleteOne({ _id: `${project}/${name}`, ...PUBLISHED });
     await this.keys().deleteMany({ project, collection: name });
     await this.records(project, name).drop();
     return gone.deletedCount === 1;
   }
 
-  /** Claims the key; returns the earlier result when the same request already holds it. */
-  private async claimKey(project: ProjectId, collection: string, record: RecordDoc, claim: IdempotencyClaim): Promise<InsertResult | null> {
+  /**
+   * Claim + insert as one transaction (retried by the driver on transient errors such as a
+   * write conflict with a concurrent claim, or a failover): the key and the record are stored
+   * together or not at all, so a retry after any error can neither duplicate the record nor
+   * replay one that was never stored.
+   */
+  private async insertIdempotent(project: ProjectId, collection: string, record: RecordDoc, claim: IdempotencyClaim): Promise<InsertResult> {
     const _id = `${project}/${collection}/${claim.key}`;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await this.keys().insertOne({
-          _id,
-          project,
-          collection,
-          fingerprint: claim.fingerprint,
-          record,
-          expires_at: new Date(claim.expiresAt),
-        });
-        return null;
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-      }
-      const prior = await this.keys().findOne({ _id });
-      if (prior && prior.expires_at > new Date(claim.now)) {
-        if (prior.fingerprint !== claim.fingerprint) {
-          throw new ConflictError('This Idempotency-Key was used with another request body.', { header: 'Idempotency-Key' });
-        }
-        return { record: prior.record, replayed: true };
-      }
-      await this.keys().deleteOne({ _id, expires_at: { $lte: new Date(claim.now) } });
+    const now = new Date(claim.now);
+    const session = this.db.client.startSession();
+    try {
+      return await session.withTransaction(
+        async () => {
+          const keys = this.keys();
+          const prior = await keys.findOne({ _id }, { session });
+          if (prior && prior.expires_at > now) {
+            if (prior.fingerprint !== claim.fingerprint) {
+              throw new ConflictError('This Idempotency-Key was used with another request body.', { header: 'Idempotency-Key' });
+            }
+            return { record: prior.record, replayed: true };
+          }
+          if (prior) await keys.deleteOne({ _id }, { session });
+          const entry = { _id, project, collection, fingerprint: claim.fingerprint, record, expires_at: new Date(claim.expiresAt) };
+          try {
+            await keys.insertOne(entry, { session });
+          } catch (err) {
+            if (isDuplicateKey(err)) throw new ConflictError('This Idempotency-Key is in use; retry.', { header: 'Idempotency-Key' });
+            throw err;
+          }
+          await this.records(project, collection).insertOne(toDocument(record), { session });
+          return { record, replayed: false };
+        },
+        { writeConcern: this.majority, readConcern: { level: 'snapshot' }, readPreference: 'primary' },
+      );
+    } finally {
+      await session.endSession();
     }
-    throw new ConflictError('This Idempotency-Key is in use; retry.', { header: 'Idempotency-Key' });
   }
 
   async insertRecord(project: ProjectId, collection: Collection, record: RecordDoc, idempotency?: IdempotencyClaim): Promise<InsertResult> {
-    if (idempotency) {
-      const earlier = await this.claimKey(project, collection.name, record, idempotency);
-      if (earlier) return earlier;
-    }
+    assertStorable(record);
     try {
+      if (idempotency) return await this.insertIdempotent(project, collection.name, record, idempotency);
       await this.records(project, collection.name).insertOne(toDocument(record));
+      return { record, replayed: false };
     } catch (err) {
-      if (idempotency) {
-        await this.keys().deleteOne({ _id: `${project}/${collection.name}/${idempotency.key}`, fingerprint: idempotency.fingerprint });
-      }
-      translateUnique(err);
+      return translateUnique(err);
     }
-    return { record, replayed: false };
   }
 
   async getRecord(project: ProjectId, collection: Collection, id: string): Promise<RecordDoc | null> {
@@ -222,6 +179,7 @@ export class MongoRecordStore implements RecordStore {
   }
 
   async replaceRecord(project: ProjectId, collection: Collection, next: RecordDoc, expectedVersion: number): Promise<RecordDoc | null> {
+    assertStorable(next);
     const { _id, version, updated_at, data } = toDocument(next);
     try {
       const after = await this.records(project, collection.name).findOneAndUpdate(
@@ -241,16 +199,43 @@ export class MongoRecordStore implements RecordStore {
     return result.deletedCount === 1;
   }
 
-  async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
+  /** The find the store runs for `query`: the filter seeks past the keyset position (see keysetBound). */
+  private findFor(project: ProjectId, collection: Collection, query: RecordQuery) {
     const { predicate, orderBy, direction, after, limit } = query;
     const where = compileFilter(predicate, collection);
-    const filter = after ? { $and: [where, compileKeyset(keysetPredicate(orderBy, direction, after), collection)] } : where;
-    const docs = await this.records(project, collection.name)
+    const filter = after
+      ? { $and: [where, ...keysetBound(orderBy, direction, after, collection), compileKeyset(keysetPredicate(orderBy, direction, after), collection)] }
+      : where;
+    return this.records(project, collection.name)
       .find(filter)
       .sort(sortSpec(orderBy, direction))
       .limit(limit)
-      .toArray();
-    return docs.map(toRecord);
+      .maxTimeMS(query.timeoutMs ?? this.queryTimeMs);
+  }
+
+  /** At most `limit` records, stopping early after the one that reaches `maxBytes` (the page budget). */
+  async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
+    const records: RecordDoc[] = [];
+    let bytes = 0;
+    try {
+      for await (const doc of this.findFor(project, collection, query)) {
+        const record = toRecord(doc);
+        records.push(record);
+        if (query.maxBytes === undefined) continue;
+        bytes += JSON.stringify(splitRecord(record).data).length;
+        if (bytes >= query.maxBytes) break;
+      }
+    } catch (err) {
+      // MaxTimeMSExpired: the server stopped the query at its time budget.
+      if (isTimeLimit(err)) throw queryTimeout(query.timeoutMs ?? this.queryTimeMs);
+      throw err;
+    }
+    return records;
+  }
+
+  /** The server's plan and execution statistics of `query` (operators and tests check index use). */
+  async explainQuery(project: ProjectId, collection: Collection, query: RecordQuery): Promise<Document> {
+    return this.findFor(project, collection, query).explain('executionStats');
   }
 
   async ping(): Promise<void> {
@@ -258,6 +243,6 @@ export class MongoRecordStore implements RecordStore {
   }
 
   async close(): Promise<void> {
-    await this.client?.close();
+    await this.onClose();
   }
 }

@@ -16,23 +16,33 @@ import {
   type SqliteDatabase,
 } from '@plinth/shared';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
-import { fieldTypeOf, isSystemField, joinRecord, splitRecord, type Scalar } from '../record-shape';
-import { bindValue, compilePredicate, fieldExpr, type SqlValue } from './sqlite-predicate';
+import { joinRecord, splitRecord } from '../record-shape';
+import { assertStorable } from '../storable';
+import { fieldExpr, type SqlValue } from './sqlite-predicate';
+import { querySql } from './sqlite-query-sql';
+import { BUDGET_FUNCTION, TIMEOUT_MARK, runQueryJob, type QueryJob, type RawRow } from './sqlite-query-job';
+import { SqliteReaders } from './sqlite-readers';
+import { queryTimeout } from '../query-timeout';
 
-/** One seekable run of a keyset query: its condition and the order within it. */
-interface KeysetRun {
-  sql: string;
-  params: SqlValue[];
-  order: string;
+
+type RecordRow = RawRow;
+
+export interface SqliteRecordStoreOptions {
+  /** Reader threads that run queries off the event loop (0 or `:memory:`: on the event loop). */
+  readers?: number;
 }
 
-interface RecordRow {
-  id: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-  data: string;
+const MALFORMED_JSON = /malformed JSON/;
+
+/**
+ * The message of a thrown error. Not `instanceof Error`: better-sqlite3 builds its errors from
+ * the class of the first JavaScript realm that loaded it, which under test runners is not ours.
+ */
+function messageOf(err: unknown): string {
+  const message = typeof err === 'object' && err !== null ? (err as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : '';
 }
+
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS collections (
@@ -120,13 +130,25 @@ export class SqliteRecordStore implements RecordStore {
     return stmt;
   }
 
-  constructor(private readonly db: SqliteDatabase) {
+  /** Deadline of the query running on the main connection (plinth_budget reads it). */
+  private deadline = Infinity;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly readers: SqliteReaders | null = null,
+  ) {
     db.exec(SCHEMA);
+    db.function(BUDGET_FUNCTION, { deterministic: false, varargs: true }, () => {
+      if (Date.now() > this.deadline) throw new Error(TIMEOUT_MARK);
+      return 1;
+    });
   }
 
   /** Opens (creating) the database file; `:memory:` for tests. */
-  static open(file: string): SqliteRecordStore {
-    return new SqliteRecordStore(openSqlite(file));
+  static open(file: string, opts: SqliteRecordStoreOptions = {}): SqliteRecordStore {
+    const db = openSqlite(file);
+    const readers = file !== ':memory:' && (opts.readers ?? 0) > 0 ? new SqliteReaders(file, opts.readers as number) : null;
+    return new SqliteRecordStore(db, readers);
   }
 
   async listCollections(project: ProjectId): Promise<Collection[]> {
@@ -177,6 +199,9 @@ export class SqliteRecordStore implements RecordStore {
       try {
         this.db.exec(ddl);
       } catch (err) {
+        if (MALFORMED_JSON.test(messageOf(err))) {
+          throw new ConflictError('A stored record cannot be indexed: its JSON is nested too deep. Repair or delete it first.');
+        }
         translateUnique(err);
       }
     }
@@ -191,11 +216,26 @@ export class SqliteRecordStore implements RecordStore {
         .run(next.revision, JSON.stringify(next), project, next.name, expectedRevision);
       if (saved.changes === 0) return false;
       for (const field of removedFields) {
-        this.prepared(`UPDATE "${table}" SET data = json_remove(data, '$.${field}')`).run();
+        this.prepared(`UPDATE "${table}" SET data = json_remove(data, '$.${field}') WHERE json_valid(data)`).run();
       }
+      if (removedFields.length > 0) this.removeFieldsFromUnreadableRows(table, removedFields);
       this.syncIndexes(table, next);
       return true;
     })();
+  }
+
+  /**
+   * Rows the JSON functions cannot read (see sqlite-query-sql.ts) lose removed fields in JavaScript,
+   * whose parser has no depth limit: removing a poisoned field from the definition repairs them.
+   */
+  private removeFieldsFromUnreadableRows(table: string, fields: string[]): void {
+    const rows = this.prepared(`SELECT id, data FROM "${table}" WHERE NOT json_valid(data)`).all() as Array<{ id: string; data: string }>;
+    const save = this.prepared(`UPDATE "${table}" SET data = ? WHERE id = ?`);
+    for (const row of rows) {
+      const data = JSON.parse(row.data) as { [field: string]: unknown };
+      for (const field of fields) delete data[field];
+      save.run(JSON.stringify(data), row.id);
+    }
   }
 
   async deleteCollection(project: ProjectId, name: string): Promise<boolean> {
@@ -212,7 +252,7 @@ export class SqliteRecordStore implements RecordStore {
     try {
       return fn();
     } catch (err) {
-      if (err instanceof Error && /no such table/.test(err.message)) {
+      if (/no such table/.test(messageOf(err))) {
         throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
       }
       throw err;
@@ -225,6 +265,7 @@ export class SqliteRecordStore implements RecordStore {
     record: RecordDoc,
     idempotency?: IdempotencyClaim,
   ): Promise<InsertResult> {
+    assertStorable(record);
     const table = recordTable(project, collection.name);
     const r = splitRecord(record);
     const insertRow = (): void => {
@@ -289,6 +330,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async replaceRecord(project: ProjectId, collection: Collection, next: RecordDoc, expectedVersion: number): Promise<RecordDoc | null> {
+    assertStorable(next);
     const table = recordTable(project, collection.name);
     const r = splitRecord(next);
     const result = this.onTable(collection, () => {
@@ -313,50 +355,50 @@ export class SqliteRecordStore implements RecordStore {
     return result.changes === 1;
   }
 
-  /**
-   * The keyset position as conditions SQLite can seek with, one per run of the order: values
-   * after the cursor, and the missing values (first ascending, last descending) as their own
-   * run ordered by id. queryRecords runs them in order until the page is full.
-   */
-  private keysetRuns(collection: Collection, query: RecordQuery): KeysetRun[] {
-    const { after, orderBy, direction } = query;
-    const dir = direction === 'asc' ? 'ASC' : 'DESC';
-    const x = fieldExpr(orderBy);
-    const byField = orderBy === 'id' ? `id ${dir}` : `${x} ${dir}, id ${dir}`;
-    if (!after) return [{ sql: '1', params: [], order: byField }];
-    const cmp = direction === 'asc' ? '>' : '<';
-    if (orderBy === 'id') return [{ sql: `id ${cmp} ?`, params: [after.id], order: byField }];
-    // Within the missing values the order is by id alone, which the (field, id) index serves.
-    const nulls: KeysetRun = { sql: `${x} IS NULL`, params: [], order: `id ${dir}` };
-    if (after.value === null) {
-      const sameNull: KeysetRun = { sql: `${x} IS NULL AND id ${cmp} ?`, params: [after.id], order: `id ${dir}` };
-      // "Has a value" as a range from the type's lowest value, so SQLite seeks past the nulls.
-      const type = fieldTypeOf(collection, orderBy);
-      const lowest = type === 'text' || type === 'timestamp' ? `''` : '-9e999';
-      return direction === 'asc' ? [sameNull, { sql: `${x} >= ${lowest}`, params: [], order: byField }] : [sameNull];
-    }
-    const v = bindValue(after.value as Scalar);
-    // A plain range term plus a row value: SQLite seeks the (field, id) index to the cursor.
-    const beyond: KeysetRun = { sql: `${x} ${cmp}= ? AND (${x}, id) ${cmp} (?, ?)`, params: [v, v, after.id], order: byField };
-    return direction === 'desc' && !isSystemField(orderBy) ? [beyond, nulls] : [beyond];
+  /** The SELECTs a query runs, in order (sqlite-query-sql.ts); exposed for EXPLAIN QUERY PLAN. */
+  querySql(project: ProjectId, collection: Collection, query: RecordQuery, tolerant = false): Array<{ sql: string; params: SqlValue[] }> {
+    return querySql(recordTable(project, collection.name), collection, query, tolerant);
   }
 
-  /** The SELECTs a query runs, in order (see keysetRuns); exposed for EXPLAIN QUERY PLAN. */
-  querySql(project: ProjectId, collection: Collection, query: RecordQuery): Array<{ sql: string; params: SqlValue[] }> {
-    const table = recordTable(project, collection.name);
-    const where = compilePredicate(query.predicate, collection);
-    return this.keysetRuns(collection, query).map((run) => ({
-      sql: `SELECT id, version, created_at, updated_at, data FROM "${table}" WHERE ${where.sql} AND ${run.sql} ORDER BY ${run.order} LIMIT ?`,
-      params: [...where.params, ...run.params],
-    }));
+  /** A query pinned to one id (the rule-filtered get): cheap enough for the event loop. */
+  private static isPointQuery(query: RecordQuery): boolean {
+    const p = query.predicate;
+    const first = typeof p === 'object' && p !== null && !Array.isArray(p) && 'and' in p ? p.and[0] : p;
+    return Array.isArray(first) && first[0] === 'id' && first[1] === '==';
+  }
+
+  private async runJob(job: QueryJob, timeoutMs: number, point: boolean): Promise<RawRow[]> {
+    if (this.readers && !point) return this.readers.run(job, timeoutMs);
+    this.deadline = Date.now() + timeoutMs;
+    try {
+      return runQueryJob((sql) => this.prepared(sql), job);
+    } finally {
+      this.deadline = Infinity;
+    }
   }
 
   async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
-    const rows: RecordRow[] = [];
-    for (const { sql, params } of this.querySql(project, collection, query)) {
-      if (rows.length >= query.limit) break;
-      const more = this.onTable(collection, () => this.prepared(sql).all(...params, query.limit - rows.length)) as RecordRow[];
-      rows.push(...more);
+    const timeoutMs = query.timeoutMs ?? Infinity;
+    const point = SqliteRecordStore.isPointQuery(query);
+    const job = (tolerant: boolean): QueryJob => ({
+      runs: this.querySql(project, collection, query, tolerant),
+      limit: query.limit,
+      maxBytes: query.maxBytes ?? Infinity,
+    });
+    let rows: RawRow[];
+    try {
+      rows = await this.runJob(job(false), timeoutMs, point);
+    } catch (err) {
+      const message = messageOf(err);
+      if (message.includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
+      if (/no such table/.test(message)) throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
+      if (!MALFORMED_JSON.test(message)) throw err;
+      try {
+        rows = await this.runJob(job(true), timeoutMs, point);
+      } catch (again) {
+        if (messageOf(again).includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
+        throw again;
+      }
     }
     return rows.map(toRecord);
   }
@@ -374,6 +416,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async close(): Promise<void> {
+    await this.readers?.close();
     if (this.db.open) this.db.close();
   }
 }

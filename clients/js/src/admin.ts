@@ -1,0 +1,135 @@
+/**
+ * `@plinth/client/admin`: helpers for the **secret key** — servers only, never a browser.
+ * Mint user tokens, manage the user pool, collections and Auth settings.
+ */
+import type { User } from './auth/types';
+import { Transport, type CallOptions, type TransportOptions } from './transport';
+
+export interface AdminClientOptions extends Omit<TransportOptions, 'key'> {
+  /** The project's secret key (`sk_…`). */
+  secretKey: string;
+}
+
+export interface MintedToken {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_at: string;
+  expires_in: number;
+}
+
+export interface FieldDefinition {
+  type: 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list';
+  required?: boolean;
+  unique?: boolean;
+  indexed?: boolean;
+}
+
+export interface CollectionRules {
+  read?: string | null;
+  create?: string | null;
+  update?: string | null;
+  delete?: string | null;
+}
+
+export interface CollectionInfo {
+  name: string;
+  fields: Record<string, Required<FieldDefinition>>;
+  rules: CollectionRules;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AuthSettings {
+  enabled: boolean;
+  access_token_ttl: number;
+  refresh_token_ttl: number;
+  otp_creates_users: boolean;
+  send_verification_on_signup: boolean;
+  redirect_url: string | null;
+  mail_from: string | null;
+  [setting: string]: unknown;
+}
+
+export interface NewUser {
+  email: string;
+  password?: string;
+  display_name?: string;
+  email_verified?: boolean;
+}
+
+export interface UserChange {
+  status?: 'active' | 'disabled';
+  display_name?: string | null;
+  photo_url?: string | null;
+  email_verified?: boolean;
+  metadata?: Record<string, unknown>;
+  /** Custom claims carried by the user's access tokens (`auth.token.<name>` in rules). */
+  claims?: Record<string, unknown> | null;
+}
+
+export interface UserList {
+  users: User[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export interface AdminClient {
+  /** Mints an access token for a user kept outside Plinth Auth (`expiresIn` 60–86400 s, default 3600). */
+  mintToken(userId: string, opts?: CallOptions & { claims?: Record<string, unknown>; expiresIn?: number }): Promise<MintedToken>;
+  users: {
+    list(query?: { search?: string; limit?: number; offset?: number }, opts?: CallOptions): Promise<UserList>;
+    create(user: NewUser, opts?: CallOptions): Promise<User>;
+    get(id: string, opts?: CallOptions): Promise<User>;
+    update(id: string, change: UserChange, opts?: CallOptions): Promise<User>;
+    delete(id: string, opts?: CallOptions): Promise<void>;
+    revokeSessions(id: string, opts?: CallOptions): Promise<void>;
+    sendPasswordReset(id: string, opts?: CallOptions): Promise<void>;
+  };
+  collections: {
+    list(opts?: CallOptions): Promise<CollectionInfo[]>;
+    get(name: string, opts?: CallOptions): Promise<CollectionInfo>;
+    create(def: { name: string; fields: Record<string, FieldDefinition>; rules?: CollectionRules }, opts?: CallOptions): Promise<CollectionInfo>;
+    update(name: string, change: { fields?: Record<string, FieldDefinition | null>; rules?: CollectionRules }, opts?: CallOptions): Promise<CollectionInfo>;
+    delete(name: string, opts?: CallOptions): Promise<void>;
+  };
+  authSettings: {
+    get(opts?: CallOptions): Promise<AuthSettings>;
+    update(change: Partial<AuthSettings>, opts?: CallOptions): Promise<AuthSettings>;
+  };
+}
+
+export function createAdminClient(opts: AdminClientOptions): AdminClient {
+  const t = new Transport({ ...opts, key: opts.secretKey });
+  const u = (id: string) => `/auth/users/${encodeURIComponent(id)}`;
+  const c = (name: string) => `/collections/${encodeURIComponent(name)}`;
+  return {
+    mintToken: (userId, o = {}) =>
+      t.request<MintedToken>({ method: 'POST', path: '/auth/tokens', body: { user_id: userId, claims: o.claims, expires_in: o.expiresIn }, signal: o.signal }),
+    users: {
+      list: (query = {}, o = {}) => t.request<UserList>({ method: 'GET', path: '/auth/users', query, signal: o.signal }),
+      create: async (user, o = {}) => (await t.request<{ user: User }>({ method: 'POST', path: '/auth/users', body: user, signal: o.signal })).user,
+      get: async (id, o = {}) => (await t.request<{ user: User }>({ method: 'GET', path: u(id), signal: o.signal })).user,
+      update: async (id, change, o = {}) => (await t.request<{ user: User }>({ method: 'PATCH', path: u(id), body: change, signal: o.signal })).user,
+      delete: async (id, o = {}) => void (await t.request({ method: 'DELETE', path: u(id), signal: o.signal })),
+      revokeSessions: async (id, o = {}) => void (await t.request({ method: 'POST', path: `${u(id)}/revoke-sessions`, signal: o.signal })),
+      sendPasswordReset: async (id, o = {}) => void (await t.request({ method: 'POST', path: `${u(id)}/send-reset`, signal: o.signal })),
+    },
+    collections: {
+      list: async (o = {}) => (await t.request<{ collections: CollectionInfo[] }>({ method: 'GET', path: '/collections', signal: o.signal })).collections,
+      get: async (name, o = {}) => (await t.request<{ collection: CollectionInfo }>({ method: 'GET', path: c(name), signal: o.signal })).collection,
+      create: async (def, o = {}) => (await t.request<{ collection: CollectionInfo }>({ method: 'POST', path: '/collections', body: def, signal: o.signal })).collection,
+      update: async (name, change, o = {}) =>
+        (await t.request<{ collection: CollectionInfo }>({ method: 'PATCH', path: c(name), body: change, signal: o.signal })).collection,
+      delete: async (name, o = {}) => void (await t.request({ method: 'DELETE', path: c(name), signal: o.signal })),
+    },
+    authSettings: {
+      get: (o = {}) => t.request<AuthSettings>({ method: 'GET', path: '/settings/auth', signal: o.signal }),
+      update: (change, o = {}) => t.request<AuthSettings>({ method: 'PATCH', path: '/settings/auth', body: change, signal: o.signal }),
+    },
+  };
+}
+
+export { ConflictError, PlinthError } from './errors';
+export type { User } from './auth/types';

@@ -1,0 +1,179 @@
+import { PlinthError } from '../errors';
+import type { CallOptions, Transport } from '../transport';
+import type { SessionManager } from './session-manager';
+import type { AuthListener, Session, User } from './types';
+
+export interface SignUpInput {
+  email: string;
+  password: string;
+  displayName?: string;
+}
+
+/**
+ * Plinth Auth for one project: every call that starts a session stores it, and the client then
+ * sends its access token with every call (`X-Auth-User-Token` here, `X-Db-User-Token` for
+ * records), refreshing it before it expires.
+ */
+export class Auth {
+  constructor(
+    private readonly transport: Transport,
+    /** @internal */
+    readonly sessions: SessionManager,
+  ) {}
+
+  private post<T>(path: string, body: unknown, opts: CallOptions, headers?: Record<string, string>): Promise<T> {
+    return this.transport.request<T>({ method: 'POST', path: `/auth${path}`, body, headers, signal: opts.signal });
+  }
+
+  private async userHeaders(signal?: AbortSignal): Promise<Record<string, string> | undefined> {
+    const token = await this.sessions.accessToken(signal);
+    return token ? { 'X-Auth-User-Token': token } : undefined;
+  }
+
+  /** Creates a user and signs in as them (201). A taken e-mail → `ConflictError`. */
+  async signUp(input: SignUpInput, opts: CallOptions = {}): Promise<Session> {
+    const body = { email: input.email, password: input.password, display_name: input.displayName };
+    return this.sessions.save(await this.post<Session>('/signup', body, opts), 'signed_in');
+  }
+
+  /** Signs in with e-mail and password. Any failure is the same 401 `PlinthError`. */
+  async signIn(email: string, password: string, opts: CallOptions = {}): Promise<Session> {
+    return this.sessions.save(await this.post<Session>('/signin', { email, password }, opts), 'signed_in');
+  }
+
+  /** Mails a one-time code. Always resolves (the server reveals nothing about the address). */
+  async requestOtp(email: string, opts: CallOptions = {}): Promise<void> {
+    await this.post('/otp/request', { email }, opts);
+  }
+
+  /** Signs in with a mailed one-time code. */
+  async redeemOtp(email: string, code: string, opts: CallOptions = {}): Promise<Session> {
+    return this.sessions.save(await this.post<Session>('/otp/redeem', { email, code }, opts), 'signed_in');
+  }
+
+  /** Refreshes now (normally automatic). Resolves to null when there is no session or it has ended. */
+  async refresh(opts: CallOptions = {}): Promise<Session | null> {
+    const s = await this.sessions.current();
+    if (!s) return null;
+    opts.signal?.throwIfAborted();
+    return this.sessions.refresh(s.refresh_token);
+  }
+
+  /** Ends this session, here and in every tab sharing it. */
+  async signOut(opts: CallOptions = {}): Promise<void> {
+    const s = await this.sessions.current();
+    if (!s) return;
+    try {
+      await this.post('/signout', { refresh_token: s.refresh_token }, opts);
+    } finally {
+      await this.sessions.clear();
+    }
+  }
+
+  /** Ends every session of the user, on every device. */
+  async signOutAll(opts: CallOptions = {}): Promise<void> {
+    const headers = await this.userHeaders(opts.signal);
+    if (!headers) return;
+    try {
+      await this.post('/signout-all', undefined, opts, headers);
+    } finally {
+      await this.sessions.clear();
+    }
+  }
+
+  /** The stored session, or null when signed out. */
+  session(): Promise<Session | null> {
+    return this.sessions.current();
+  }
+
+  /** The signed-in user as last seen (no request), or null. */
+  get currentUser(): User | null {
+    return this.sessions.cached?.user ?? null;
+  }
+
+  /** Fetches the signed-in user from the server (`GET /auth/user`); null when signed out. */
+  async user(opts: CallOptions = {}): Promise<User | null> {
+    const headers = await this.userHeaders(opts.signal);
+    if (!headers) return null;
+    const res = await this.transport.request<{ user: User }>({ method: 'GET', path: '/auth/user', headers, signal: opts.signal });
+    return res.user;
+  }
+
+  /** A valid access token (refreshed if needed), or null when signed out — for your own calls. */
+  accessToken(opts: CallOptions = {}): Promise<string | null> {
+    return this.sessions.accessToken(opts.signal);
+  }
+
+  /** Mails the signed-in user a verification link. */
+  async requestVerification(opts: CallOptions = {}): Promise<void> {
+    await this.post('/verify/request', undefined, opts, await this.userHeaders(opts.signal));
+  }
+
+  /** Confirms an e-mail with the token from the verification link. */
+  async confirmVerification(token: string, opts: CallOptions = {}): Promise<User> {
+    return (await this.post<{ verified: true; user: User }>('/verify/confirm', { token }, opts)).user;
+  }
+
+  /** Mails a password-reset link. Always resolves. */
+  async requestPasswordReset(email: string, opts: CallOptions = {}): Promise<void> {
+    await this.post('/password/forgot', { email }, opts);
+  }
+
+  /** Sets a new password with the token from the reset link (ends every session of the user). */
+  async resetPassword(token: string, password: string, opts: CallOptions = {}): Promise<void> {
+    await this.post('/password/reset', { token, password }, opts);
+  }
+
+  /** Changes the signed-in user's display name and photo (`null` clears one). */
+  async updateProfile(change: { displayName?: string | null; photoUrl?: string | null }, opts: CallOptions = {}): Promise<User> {
+    const headers = await this.requireUser(opts.signal);
+    const body = { display_name: change.displayName, photo_url: change.photoUrl };
+    const { user } = await this.transport.request<{ user: User }>({ method: 'PATCH', path: '/auth/user', body, headers, signal: opts.signal });
+    await this.sessions.replaceUser(user);
+    return user;
+  }
+
+  /**
+   * Changes the password. Every session of the user ends, this one too; the new session the
+   * server answers is stored (and shared with the other tabs). A wrong current password → 403.
+   */
+  async changePassword(currentPassword: string, newPassword: string, opts: CallOptions = {}): Promise<Session> {
+    const headers = await this.requireUser(opts.signal);
+    const body = { current_password: currentPassword, new_password: newPassword };
+    return this.sessions.save(await this.post<Session>('/password/change', body, opts, headers), 'signed_in');
+  }
+
+  /** Mails a confirmation link to a new address; the address changes when it is confirmed. */
+  async changeEmail(newEmail: string, password?: string, opts: CallOptions = {}): Promise<void> {
+    const headers = await this.requireUser(opts.signal);
+    await this.post('/email/change', { new_email: newEmail, password }, opts, headers);
+  }
+
+  /** Confirms an e-mail change with the token from the link (no session needed). */
+  async confirmEmailChange(token: string, opts: CallOptions = {}): Promise<User> {
+    const { user } = await this.post<{ changed: true; user: User }>('/email/confirm', { token }, opts);
+    if (this.sessions.cached?.user.id === user.id) await this.sessions.replaceUser(user);
+    return user;
+  }
+
+  /**
+   * Deletes the signed-in user's account, proven with the password or a fresh one-time code.
+   * Every session ends (in every tab). The user's records stay: they belong to the app.
+   */
+  async deleteAccount(proof: { password: string } | { code: string }, opts: CallOptions = {}): Promise<void> {
+    const headers = await this.requireUser(opts.signal);
+    await this.transport.request({ method: 'DELETE', path: '/auth/user', body: proof, headers, signal: opts.signal });
+    await this.sessions.clear();
+  }
+
+  private async requireUser(signal?: AbortSignal): Promise<Record<string, string>> {
+    const headers = await this.userHeaders(signal);
+    if (!headers) throw new PlinthError({ status: 401, code: 'unauthorized', message: 'No user is signed in.' });
+    return headers;
+  }
+
+  /** Called on `signed_in`, `refreshed` and `signed_out`, including those of other tabs. Returns an unsubscribe function. */
+  onChange(listener: AuthListener): () => void {
+    return this.sessions.onChange(listener);
+  }
+}

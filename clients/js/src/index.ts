@@ -1,0 +1,79 @@
+/**
+ * `@plinth/client`: records and Auth for browsers and Node, no runtime dependencies.
+ *
+ *   const plinth = createClient({ url, project: 'demo', key: 'pk_…', storage: localStorage });
+ *   await plinth.auth.signIn(email, password);
+ *   await plinth.collection('notes').create({ body: 'hi' });
+ *
+ * Realtime lives in `@plinth/client/realtime`, secret-key helpers in `@plinth/client/admin`.
+ */
+import { Auth } from './auth/auth';
+import { SessionManager } from './auth/session-manager';
+import { Collection } from './records/collection';
+import type { RecordsContext } from './records/context';
+import { memoryStorage, type SessionStorage } from './storage';
+import { Transport, type TransportOptions } from './transport';
+
+export interface ClientOptions extends TransportOptions {
+  /** Where the session is kept: memory (default), `localStorage`, or your own (e.g. cookies). */
+  storage?: SessionStorage;
+  /** Storage key of the session (default `plinth.session.<project>`). */
+  storageKey?: string;
+  /** Refresh when fewer than this many seconds of the access token remain (default 60, at most half its lifetime). */
+  refreshMargin?: number;
+  /** Refresh on a timer before expiry (default true). */
+  autoRefresh?: boolean;
+  /**
+   * Share the session with the other tabs of the origin: one refresh at a time (Web Locks) and
+   * refreshed sessions and sign-outs passed on (BroadcastChannel). Default: on when `storage` is
+   * the browser's `localStorage`, off otherwise — so two clients of one server process, each with
+   * its own storage, never see each other's sessions.
+   */
+  multiTab?: boolean;
+}
+
+export interface PlinthClient {
+  readonly auth: Auth;
+  /** The records of a collection; calls carry the signed-in user's token. */
+  collection<T extends object = Record<string, unknown>>(name: string): Collection<T>;
+  /** Stops timers and channels (a server process or a test ends with it). */
+  close(): void;
+  /** @internal */
+  readonly records: RecordsContext;
+}
+
+export function createClient(opts: ClientOptions): PlinthClient {
+  const transport = new Transport(opts);
+  const sessions = new SessionManager(transport, {
+    storage: opts.storage ?? memoryStorage(),
+    storageKey: opts.storageKey ?? `plinth.session.${opts.project}`,
+    refreshMargin: opts.refreshMargin,
+    autoRefresh: opts.autoRefresh ?? true,
+    multiTab: opts.multiTab ?? (opts.storage !== undefined && opts.storage === (globalThis as { localStorage?: unknown }).localStorage),
+  });
+  const records: RecordsContext = {
+    transport,
+    token: (signal) => sessions.accessToken(signal),
+    onToken: (listener) => sessions.onChange((_event, s) => listener(s?.access_token ?? null)),
+    closers: [() => sessions.close()],
+  };
+  return {
+    auth: new Auth(transport, sessions),
+    records,
+    collection: (name) => new Collection(records, name),
+    close: () => {
+      for (const c of records.closers.splice(0)) c();
+    },
+  };
+}
+
+export { Auth, type SignUpInput } from './auth/auth';
+export type { AuthEvent, AuthListener, Session, User } from './auth/types';
+export { localStorageAdapter, memoryStorage, type SessionStorage } from './storage';
+export { Collection } from './records/collection';
+export type { CreateOptions, VersionOptions } from './records/collection';
+export { Query, type QuerySpec } from './records/query';
+export type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './records/realtime-types';
+export type { Condition, Direction, Page, PlinthRecord, RecordData, SystemFields, TokenSource, WhereOp } from './records/types';
+export { ConflictError, PlinthError, isNetworkError, type PlinthErrorCode } from './errors';
+export type { CallOptions, TransportOptions } from './transport';

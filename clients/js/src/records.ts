@@ -1,0 +1,42 @@
+/**
+ * `@plinth/client/records`: records only, without Auth — for servers that hold a secret key or
+ * a minted user token. Browsers normally use `createClient` from `@plinth/client`.
+ */
+import { Collection } from './records/collection';
+import type { RecordsContext } from './records/context';
+import type { TokenSource } from './records/types';
+import { Transport, type TransportOptions } from './transport';
+
+export interface RecordsClientOptions extends TransportOptions {
+  /** The user token to send as `X-Db-User-Token` (e.g. a minted one), if any. */
+  token?: string | TokenSource;
+}
+
+export interface RecordsClient {
+  collection<T extends object = Record<string, unknown>>(name: string): Collection<T>;
+  /** Closes what realtime opened, if anything. */
+  close(): void;
+  /** @internal */
+  readonly records: RecordsContext;
+}
+
+export function createRecordsClient(opts: RecordsClientOptions): RecordsClient {
+  const t = opts.token;
+  const token: TokenSource = typeof t === 'function' ? t : async () => t ?? null;
+  const records: RecordsContext = { transport: new Transport(opts), token, closers: [] };
+  return {
+    records,
+    collection: (name) => new Collection(records, name),
+    close: () => {
+      for (const c of records.closers.splice(0)) c();
+    },
+  };
+}
+
+export { Collection } from './records/collection';
+export type { CreateOptions, VersionOptions } from './records/collection';
+export { Query, type QuerySpec } from './records/query';
+export type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './records/realtime-types';
+export type { Condition, Direction, Page, PlinthRecord, RecordData, SystemFields, TokenSource, WhereOp } from './records/types';
+export { ConflictError, PlinthError, isNetworkError, type PlinthErrorCode } from './errors';
+export type { CallOptions, TransportOptions } from './transport';

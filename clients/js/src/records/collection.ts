@@ -1,0 +1,123 @@
+import { isNetworkError } from '../errors';
+import { sleep, uuid, type CallOptions } from '../transport';
+import type { RecordsContext } from './context';
+import { Query } from './query';
+import type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './realtime-types';
+import type { Direction, Page, PlinthRecord, RecordData, WhereOp } from './types';
+
+export interface CreateOptions extends CallOptions {
+  /** Defaults to a fresh UUID; the same key is sent again on every retry. */
+  idempotencyKey?: string;
+  /** How many times a create that got no answer is sent again (default 3). */
+  retries?: number;
+}
+
+export interface VersionOptions extends CallOptions {
+  /** Succeeds only if this is the record's current version; otherwise a `ConflictError`. */
+  version?: number;
+}
+
+type Fields<T> = Extract<keyof T, string> | 'id' | 'version' | 'created_at' | 'updated_at';
+
+/** The records of one collection: create, get, update, delete, and queries. */
+export class Collection<T extends object = Record<string, unknown>> {
+  constructor(
+    /** @internal */
+    readonly ctx: RecordsContext,
+    readonly name: string,
+  ) {}
+
+  private path(id?: string): string {
+    const base = `/collections/${encodeURIComponent(this.name)}/records`;
+    return id === undefined ? base : `${base}/${encodeURIComponent(id)}`;
+  }
+
+  private async headers(signal?: AbortSignal, extra?: Record<string, string>): Promise<Record<string, string>> {
+    const token = await this.ctx.token(signal);
+    return token ? { ...extra, 'X-Db-User-Token': token } : { ...extra };
+  }
+
+  /**
+   * Creates a record. An `Idempotency-Key` is always sent, and a request that got no answer is
+   * sent again with the same key, so a retried create never makes a second record.
+   */
+  async create(data: RecordData<T>, opts: CreateOptions = {}): Promise<PlinthRecord<T>> {
+    const key = opts.idempotencyKey ?? uuid();
+    const retries = opts.retries ?? 3;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const res = await this.ctx.transport.request<{ record: PlinthRecord<T> }>({
+          method: 'POST',
+          path: this.path(),
+          body: { data },
+          headers: await this.headers(opts.signal, { 'Idempotency-Key': key }),
+          signal: opts.signal,
+        });
+        return res.record;
+      } catch (err) {
+        if (!isNetworkError(err) || attempt >= retries) throw err;
+        await sleep(100 * 2 ** attempt * (0.5 + Math.random()), opts.signal);
+      }
+    }
+  }
+
+  async get(id: string, opts: CallOptions = {}): Promise<PlinthRecord<T>> {
+    const res = await this.ctx.transport.request<{ record: PlinthRecord<T> }>({
+      method: 'GET',
+      path: this.path(id),
+      headers: await this.headers(opts.signal),
+      signal: opts.signal,
+    });
+    return res.record;
+  }
+
+  /** Merges `data` into the record (`null` removes a field). With `version`, a stale version → `ConflictError`. */
+  async update(id: string, data: RecordData<T>, opts: VersionOptions = {}): Promise<PlinthRecord<T>> {
+    const res = await this.ctx.transport.request<{ record: PlinthRecord<T> }>({
+      method: 'PATCH',
+      path: this.path(id),
+      body: opts.version === undefined ? { data } : { data, version: opts.version },
+      headers: await this.headers(opts.signal),
+      signal: opts.signal,
+    });
+    return res.record;
+  }
+
+  /** Deletes the record. With `version`, a stale version → `ConflictError`. */
+  async delete(id: string, opts: VersionOptions = {}): Promise<void> {
+    await this.ctx.transport.request<{ deleted: true }>({
+      method: 'DELETE',
+      path: this.path(id),
+      query: { version: opts.version },
+      headers: await this.headers(opts.signal),
+      signal: opts.signal,
+    });
+  }
+
+  /** A query of every record (add `where`, `orderBy`, `limit`). */
+  query(): Query<T> {
+    return new Query<T>(this.ctx, { collection: this.name, where: [] });
+  }
+
+  where(field: Fields<T>, op: WhereOp, value: unknown): Query<T> {
+    return this.query().where(field, op, value);
+  }
+
+  orderBy(field: Fields<T>, direction: Direction = 'asc'): Query<T> {
+    return this.query().orderBy(field, direction);
+  }
+
+  limit(n: number): Query<T> {
+    return this.query().limit(n);
+  }
+
+  /** Live changes of every record of the collection (see `Query.subscribe`). */
+  subscribe(handler: (event: RealtimeEvent<T>) => void, opts: SubscribeOptions = {}): Unsubscribe {
+    return this.query().subscribe(handler, opts);
+  }
+
+  /** The first page of every record (same as `query().get()`). */
+  list(opts: CallOptions & { cursor?: string | null } = {}): Promise<Page<T>> {
+    return this.query().get(opts);
+  }
+}

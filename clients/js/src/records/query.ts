@@ -1,0 +1,83 @@
+import type { CallOptions } from '../transport';
+import type { RecordsContext } from './context';
+import type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './realtime-types';
+import type { Condition, Direction, Page, WhereOp } from './types';
+
+export interface QuerySpec {
+  collection: string;
+  where: Condition[];
+  orderBy?: string;
+  direction?: Direction;
+  limit?: number;
+}
+
+/**
+ * An immutable query: `where`, `orderBy` and `limit` each return a new Query.
+ * `get()` reads one page; `for await (const r of query)` reads every page, following the cursor.
+ */
+export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
+  constructor(
+    /** @internal */
+    readonly ctx: RecordsContext,
+    readonly spec: QuerySpec,
+  ) {}
+
+  where(field: Extract<keyof T, string> | 'id' | 'version' | 'created_at' | 'updated_at', op: WhereOp, value: unknown): Query<T> {
+    return this.with({ where: [...this.spec.where, [field, op, value]] });
+  }
+
+  orderBy(field: Extract<keyof T, string> | 'id' | 'version' | 'created_at' | 'updated_at', direction: Direction = 'asc'): Query<T> {
+    return this.with({ orderBy: field, direction });
+  }
+
+  limit(n: number): Query<T> {
+    return this.with({ limit: n });
+  }
+
+  /** One page. Pass the previous page's `cursor` to continue. */
+  async get(opts: CallOptions & { cursor?: string | null } = {}): Promise<Page<T>> {
+    const token = await this.ctx.token(opts.signal);
+    const s = this.spec;
+    return this.ctx.transport.request<Page<T>>({
+      method: 'GET',
+      path: `/collections/${encodeURIComponent(s.collection)}/records`,
+      query: {
+        where: s.where.length ? JSON.stringify(s.where) : undefined,
+        orderBy: s.orderBy,
+        direction: s.direction,
+        limit: s.limit,
+        cursor: opts.cursor ?? undefined,
+      },
+      headers: token ? { 'X-Db-User-Token': token } : undefined,
+      signal: opts.signal,
+    });
+  }
+
+  /** Every record of every page, page by page (`limit` is the page size). */
+  async *all(opts: CallOptions = {}): AsyncGenerator<Page<T>['records'][number]> {
+    let cursor: string | null = null;
+    do {
+      const page: Page<T> = await this.get({ cursor, signal: opts.signal });
+      yield* page.records;
+      cursor = page.cursor;
+    } while (cursor);
+  }
+
+  /**
+   * Live changes of this query over the client's one shared WebSocket (`enableRealtime` from
+   * `@plinth/client/realtime` must have been called on the client).
+   */
+  subscribe(handler: (event: RealtimeEvent<T>) => void, opts: SubscribeOptions = {}): Unsubscribe {
+    const rt = this.ctx.realtime;
+    if (!rt) throw new Error("Plinth realtime is not enabled: import { enableRealtime } from '@plinth/client/realtime' and call enableRealtime(client).");
+    return rt.subscribe(this.spec, handler as (event: RealtimeEvent<object>) => void, opts);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Page<T>['records'][number]> {
+    return this.all()[Symbol.asyncIterator]();
+  }
+
+  private with(change: Partial<QuerySpec>): Query<T> {
+    return new Query<T>(this.ctx, { ...this.spec, ...change });
+  }
+}

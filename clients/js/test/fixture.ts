@@ -1,0 +1,49 @@
+/** A real standalone Plinth for the SDK's suites: Auth on, a few helpers a test needs. */
+import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { createAdminClient, type AdminClient } from '../src/admin';
+
+export interface SdkFixture {
+  t: TestPlinth;
+  url: string;
+  project: string;
+  pk: string;
+  sk: string;
+  admin: AdminClient;
+  /** Waits for the newest mail of `kind` to `to` in the dev mailbox and returns its data. */
+  mail(to: string, kind: 'verify' | 'reset' | 'otp' | 'email-change'): Promise<{ token?: string; code?: string }>;
+  close(): Promise<void>;
+}
+
+export async function startSdkFixture(authSettings: Record<string, unknown> = {}): Promise<SdkFixture> {
+  const t = await startTestPlinth({ env: { PLINTH_MAIL_POLL_MS: '20' } });
+  const url = await t.url();
+  const project = t.project.id;
+  const admin = createAdminClient({ url, project, secretKey: t.project.secretKey });
+  await admin.authSettings.update({ enabled: true, ...authSettings });
+  const seen = new Set<string>();
+  return {
+    t,
+    url,
+    project,
+    pk: t.project.publicKey,
+    sk: t.project.secretKey,
+    admin,
+    async mail(to, kind) {
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        const res = await fetch(`${url}/v1/projects/${project}/mailbox?to=${encodeURIComponent(to)}`, {
+          headers: { authorization: `Bearer ${t.project.secretKey}` },
+        });
+        const box = (await res.json()) as { messages: Array<{ id: string; kind: string; data: { token?: string; code?: string } }> };
+        const m = box.messages.filter((x) => x.kind === kind && !seen.has(x.id)).pop();
+        if (m) {
+          seen.add(m.id);
+          return m.data;
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`no ${kind} mail to ${to}`);
+    },
+    close: () => t.close(),
+  };
+}

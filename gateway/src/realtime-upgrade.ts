@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import {
+  INTERNAL_HEADERS,
+  InternalError,
+  InvalidRequestError,
+  NotFoundError,
+  PlinthError,
+  UnavailableError,
+  acceptRequestId,
+  isProjectId,
+} from '@plinth/shared';
+import type { KeyAuthenticator } from './key-authenticator';
+import { bearer } from './keys';
+
+/** `GET /v1/projects/{p}/realtime` (docs/realtime.md). */
+export const REALTIME_ROUTE = /^\/v1\/projects\/([^/]+)\/realtime$/;
+
+/** Where accepted upgrades go: the in-process realtime service, or a proxy to its replicas. */
+export type UpgradeTarget = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+/** Writes an error envelope as the HTTP answer to an upgrade request and closes the socket. */
+export function answerUpgradeWithError(socket: Duplex, err: PlinthError, requestId: string): void {
+  const body = JSON.stringify(err.toEnvelope());
+  socket.end(
+    `HTTP/1.1 ${err.status} ${err.code}\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * The gateway's handler for HTTP upgrades. Only the realtime route upgrades. The project key
+ * comes from `Authorization: Bearer` (either kind) or, for browsers, `?key=` — public keys only:
+ * a secret key in a URL is refused (400), since URLs end up in logs and histories. After the key
+ * check the identity headers are set exactly as for HTTP routes and the upgrade is handed on.
+ */
+export function realtimeUpgradeHandler(opts: { keys: KeyAuthenticator; target?: UpgradeTarget; logger: Logger }): UpgradeTarget {
+  const accept = async (req: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    const m = REALTIME_ROUTE.exec(url.pathname);
+    if (!m || !isProjectId(m[1]!)) throw new NotFoundError('Unknown route.');
+    const project = m[1]!;
+    if (!opts.target) throw new UnavailableError('Realtime is not configured on this gateway (REALTIME_URL).');
+    const fromHeader = bearer(req.headers.authorization);
+    const fromQuery = url.searchParams.get('key');
+    if (!fromHeader && fromQuery?.startsWith('sk_')) {
+      throw new InvalidRequestError('A secret key may not be sent in the URL; use a public key in ?key= or the Authorization header.', {
+        field: 'key',
+      });
+    }
+    const keyKind = await opts.keys.authenticate(project, fromHeader ?? fromQuery);
+    if (!fromHeader && keyKind === 'secret') {
+      throw new InvalidRequestError('A secret key may not be sent in the URL; use a public key in ?key= or the Authorization header.', {
+        field: 'key',
+      });
+    }
+    const h = req.headers;
+    delete h[INTERNAL_HEADERS.credential];
+    h[INTERNAL_HEADERS.project] = project;
+    h[INTERNAL_HEADERS.keyKind] = keyKind;
+    h[INTERNAL_HEADERS.requestId] = requestId;
+    // The key must not travel further than the gateway.
+    delete h.authorization;
+    url.searchParams.delete('key');
+    req.url = url.pathname + (url.search === '?' ? '' : url.search);
+    opts.target(req, socket, head);
+  };
+  return (req, socket, head) => {
+    const requestId = acceptRequestId(req.headers['x-request-id']) ?? randomUUID();
+    socket.on('error', () => {});
+    accept(req, socket, head, requestId).catch((err: unknown) => {
+      if (!(err instanceof PlinthError)) opts.logger.error({ err, req_id: requestId }, 'upgrade failed');
+      answerUpgradeWithError(socket, err instanceof PlinthError ? err : new InternalError(), requestId);
+    });
+  };
+}

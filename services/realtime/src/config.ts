@@ -1,0 +1,42 @@
+import Joi from 'joi';
+import { commonConfig, eventBusConfigSchema, type EventBusConfig } from '@plinth/shared';
+
+/** Environment of the realtime service, validated at start-up (README: Configuration, docs/realtime.md). */
+export interface RealtimeConfig extends EventBusConfig {
+  PORT: number;
+  PLINTH_INTERNAL_SECRET: string;
+  LOG_LEVEL: string;
+  /** Cluster: the records service (subscribe endpoint); comma-separated replicas. */
+  RECORDS_URL?: string;
+  /** Largest client message accepted (bytes); bigger ones close the connection with 1009. */
+  REALTIME_MAX_MESSAGE_BYTES: number;
+  /** Per-connection send buffer limit (bytes); a client that falls behind further is closed with 4008. */
+  REALTIME_MAX_BUFFERED_BYTES: number;
+  /** Subscriptions one connection may hold. */
+  REALTIME_MAX_SUBSCRIPTIONS_PER_CONNECTION: number;
+  /** Connections one project may hold on one replica. */
+  REALTIME_MAX_CONNECTIONS_PER_PROJECT: number;
+  /** How often the server pings each connection (ms). */
+  REALTIME_PING_INTERVAL_MS: number;
+  /** A connection silent this long (no message, no pong) is closed with 4002 (ms). */
+  REALTIME_IDLE_TIMEOUT_MS: number;
+  /** How often the sessions of signed-in connections are checked for revocation (ms). */
+  REALTIME_REVOCATION_CHECK_MS: number;
+}
+
+export const realtimeConfigSchema = Joi.object<RealtimeConfig>({
+  PORT: commonConfig.port(8084),
+  PLINTH_INTERNAL_SECRET: commonConfig.internalSecret.required(),
+  PLINTH_DATA_DIR: commonConfig.dataDir,
+  LOG_LEVEL: commonConfig.logLevel,
+  REDIS_URL: commonConfig.redisUrl,
+  RECORDS_URL: commonConfig.urlList,
+  REALTIME_MAX_MESSAGE_BYTES: Joi.number().integer().min(1024).max(1_048_576).default(65_536),
+  REALTIME_MAX_BUFFERED_BYTES: Joi.number().integer().min(4096).max(268_435_456).default(4_194_304),
+  REALTIME_MAX_SUBSCRIPTIONS_PER_CONNECTION: Joi.number().integer().min(1).max(10_000).default(100),
+  REALTIME_MAX_CONNECTIONS_PER_PROJECT: Joi.number().integer().min(1).max(1_000_000).default(10_000),
+  REALTIME_PING_INTERVAL_MS: Joi.number().integer().min(100).max(600_000).default(25_000),
+  REALTIME_IDLE_TIMEOUT_MS: Joi.number().integer().min(200).max(3_600_000).default(60_000),
+  REALTIME_REVOCATION_CHECK_MS: Joi.number().integer().min(50).max(1000).default(250),
+  ...eventBusConfigSchema,
+});

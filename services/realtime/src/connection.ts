@@ -1,0 +1,327 @@
+import { randomUUID } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import {
+  InvalidRequestError,
+  NotFoundError,
+  PlinthError,
+  type ChangeEvent,
+  type KeyKind,
+  type ProjectId,
+} from '@plinth/shared';
+import { deliveryFor } from './matching';
+import { CLOSE, ProtocolError, parseClientMessage, type DeliveredEvent, type ServerMessage, type SubscribeMessage } from './protocol';
+import { Subscription } from './subscription';
+import { readClaims, type TokenClaims } from './token-claims';
+import type { Hub } from './hub';
+
+/** Serialized deliveries, shared by every subscription that receives the same one. */
+const SERIALIZED = new WeakMap<DeliveredEvent, string>();
+
+function serialized(d: DeliveredEvent): string {
+  let text = SERIALIZED.get(d);
+  if (text === undefined) SERIALIZED.set(d, (text = JSON.stringify(d)));
+  return text;
+}
+
+/** Turns anything thrown into the `error` message the client receives (REST's code and message). */
+function errorMessage(err: unknown, id?: string): ServerMessage {
+  const e =
+    err instanceof ProtocolError
+      ? new InvalidRequestError(err.message, err.details)
+      : err instanceof PlinthError
+        ? err
+        : new PlinthError('internal', 'Something went wrong.');
+  const env = e.toEnvelope();
+  const sid = id ?? (err instanceof ProtocolError ? err.id : undefined);
+  return { type: 'error', ...(sid === undefined ? {} : { id: sid }), ...env };
+}
+
+/** One client WebSocket: its identity, token, subscriptions and send path. */
+export class Connection {
+  readonly id = randomUUID();
+  readonly subs = new Map<string, Subscription>();
+  token: string | null = null;
+  claims: TokenClaims | null = null;
+  lastSeen = Date.now();
+  closed = false;
+  private expiryTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly ws: WebSocket,
+    readonly project: ProjectId,
+    readonly keyKind: KeyKind,
+    private readonly hub: Hub,
+  ) {}
+
+  /** Sends one message unless the send buffer would pass the limit; then drops the client (4008). */
+  send(msg: ServerMessage): boolean {
+    return this.sendText(JSON.stringify(msg));
+  }
+
+  private sendText(data: string): boolean {
+    if (this.closed) return false;
+    // An empty buffer always takes one message (a large snapshot page); beyond that, the limit.
+    const buffered = this.ws.bufferedAmount;
+    if (buffered > 0 && buffered + Buffer.byteLength(data) > this.hub.limits.maxBufferedBytes) {
+      this.hub.dropSlowConsumer(this);
+      return false;
+    }
+    this.ws.send(data);
+    return true;
+  }
+
+  /**
+   * One `events` message. Each event is serialized once however many subscriptions receive it
+   * (a shared query with 1,000 subscribers costs one JSON.stringify, not 1,000).
+   */
+  sendEvents(sub: Subscription, events: DeliveredEvent[], committedAt: number[]): void {
+    if (events.length === 0 || sub.state === 'ended') return;
+    const text = `{"type":"events","id":${JSON.stringify(sub.id)},"events":[${events.map(serialized).join(',')}]}`;
+    if (this.sendText(text)) {
+      this.hub.metrics.delivered.inc(events.length);
+      const now = Date.now();
+      for (const t of committedAt) this.hub.metrics.latency.observe((now - t) / 1000);
+    }
+  }
+
+  async onMessage(text: string): Promise<void> {
+    this.lastSeen = Date.now();
+    let msg;
+    try {
+      msg = parseClientMessage(text);
+    } catch (err) {
+      this.send(errorMessage(err));
+      return;
+    }
+    switch (msg.type) {
+      case 'ping':
+        this.send({ type: 'pong' });
+        return;
+      case 'auth':
+        await this.authenticate(msg.token);
+        return;
+      case 'unsubscribe': {
+        const sub = this.subs.get(msg.id);
+        if (!sub) {
+          this.send(errorMessage(new NotFoundError(`No subscription "${msg.id}".`, { id: msg.id }), msg.id));
+          return;
+        }
+        this.end(sub);
+        this.send({ type: 'unsubscribed', id: msg.id });
+        return;
+      }
+      case 'subscribe':
+        await this.subscribe(msg);
+        return;
+    }
+  }
+
+  /** Sets (or clears, with null) the user token; every subscription is re-resolved with it. */
+  private async authenticate(token: string | null): Promise<void> {
+    this.token = token;
+    this.claims = token ? readClaims(token) : null;
+    this.armExpiry();
+    this.send({
+      type: 'auth_ok',
+      user_id: this.claims?.sub ?? null,
+      expires_at: this.claims?.exp ? new Date(this.claims.exp * 1000).toISOString() : null,
+    });
+    await Promise.all([...this.subs.values()].map((sub) => this.reresolve(sub)));
+  }
+
+  private armExpiry(): void {
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiryTimer = null;
+    const exp = this.claims?.exp;
+    if (!exp) return;
+    this.expiryTimer = setTimeout(() => this.expire(), Math.max(0, exp * 1000 - Date.now()));
+    this.expiryTimer.unref?.();
+  }
+
+  /** The access token expired: token-shaped subscriptions pause until the next `auth`. */
+  private expire(): void {
+    const paused: string[] = [];
+    for (const sub of this.subs.values()) {
+      if (sub.withToken && sub.state !== 'ended') {
+        sub.state = 'paused';
+        paused.push(sub.id);
+      }
+    }
+    this.send({ type: 'auth_expired', paused });
+  }
+
+  /** The session was revoked: token-shaped subscriptions end, the connection becomes anonymous. */
+  revoke(): void {
+    const ended = [...this.subs.values()].filter((s) => s.withToken).map((s) => s.id);
+    for (const id of ended) this.end(this.subs.get(id)!);
+    this.token = null;
+    this.claims = null;
+    this.armExpiry();
+    this.send({ type: 'auth_revoked', ended });
+  }
+
+  private async subscribe(msg: SubscribeMessage): Promise<void> {
+    if (this.subs.has(msg.id)) {
+      this.send(errorMessage(new InvalidRequestError(`Subscription "${msg.id}" already exists on this connection.`, { field: 'id' }), msg.id));
+      return;
+    }
+    const max = this.hub.limits.maxSubscriptionsPerConnection;
+    if (this.subs.size >= max) {
+      this.send(errorMessage(new PlinthError('rate_limited', `A connection may hold at most ${max} subscriptions.`, { limit: max }), msg.id));
+      return;
+    }
+    const sub = new Subscription(msg.id, msg.collection, msg);
+    this.subs.set(sub.id, sub);
+    this.hub.index(this, sub);
+    try {
+      const head = await this.hub.bus.head(this.project);
+      const resume = msg.resume_from;
+      const resync = resume !== undefined && (await this.hub.bus.read(this.project, resume, 1)).trimmed;
+      const answer = await this.resolve(sub, resume === undefined ? msg.snapshot === true : resync);
+      if (sub.ended) return;
+      const resumed = resume !== undefined && !resync;
+      this.send({
+        type: 'subscribed',
+        id: sub.id,
+        collection: answer.collection,
+        revision: answer.revision,
+        seq: resumed ? resume : head,
+        expires_at: answer.expires_at,
+        resumed,
+      });
+      if (resync) this.send({ type: 'resync_required', id: sub.id, seq: head });
+      if (answer.snapshot) this.send({ type: 'snapshot', id: sub.id, records: answer.snapshot.records, cursor: answer.snapshot.cursor });
+      sub.lastSeq = resumed ? resume : head;
+      await this.catchUpAndGoLive(sub);
+    } catch (err) {
+      this.fail(sub, err);
+    }
+  }
+
+  /** Asks records for the rule-checked predicate with the connection's key and token. */
+  private async resolve(sub: Subscription, snapshot: boolean) {
+    const { where, orderBy, direction, limit } = sub.request;
+    const answer = await this.hub.resolve({
+      project: this.project,
+      keyKind: this.keyKind,
+      ...(this.token ? { userToken: this.token } : {}),
+      collection: sub.collection,
+      body: { where, orderBy, direction, limit, snapshot },
+    });
+    sub.revision = answer.revision;
+    sub.predicate = answer.predicate;
+    sub.withToken = this.token !== null && this.keyKind !== 'secret';
+    return answer;
+  }
+
+  /** After a new token: resolve again, then replay what was missed from the log. */
+  private async reresolve(sub: Subscription): Promise<void> {
+    if (sub.ended) return;
+    sub.state = 'pending';
+    try {
+      await this.resolve(sub, false);
+      await this.catchUpAndGoLive(sub);
+    } catch (err) {
+      this.fail(sub, err);
+    }
+  }
+
+  /** Replays the log from `lastSeq`, then sends the live events held meanwhile (seq > lastSeq). */
+  private async catchUpAndGoLive(sub: Subscription): Promise<void> {
+    for (;;) {
+      sub.overflowed = false;
+      for (;;) {
+        if (sub.ended) return;
+        const page = await this.hub.bus.read(this.project, sub.lastSeq, 1000);
+        if (page.trimmed) {
+          await this.resync(sub);
+          break;
+        }
+        this.deliver(
+          sub,
+          page.events.filter((e) => e.collection === sub.collection),
+          true,
+        );
+        sub.lastSeq = Math.max(sub.lastSeq, page.next);
+        if (page.done) break;
+      }
+      if (sub.ended) return;
+      if (!sub.overflowed) break;
+    }
+    const held = sub.buffer;
+    sub.buffer = [];
+    sub.state = 'live';
+    this.deliver(sub, held, false);
+  }
+
+  /** History is gone: tell the client, send a fresh snapshot, continue from the head. */
+  private async resync(sub: Subscription): Promise<void> {
+    const head = await this.hub.bus.head(this.project);
+    const answer = await this.resolve(sub, true);
+    this.send({ type: 'resync_required', id: sub.id, seq: head });
+    if (answer.snapshot) this.send({ type: 'snapshot', id: sub.id, records: answer.snapshot.records, cursor: answer.snapshot.cursor });
+    sub.lastSeq = head;
+  }
+
+  /**
+   * Matches events of the subscription's collection (in seq order) and sends what it should see.
+   * A live collection change newer than the resolved revision ends it with `resubscribe`; in
+   * `history` (replay from the log) collection changes are skipped: the predicate is current.
+   */
+  deliver(sub: Subscription, events: ChangeEvent[], history: boolean): void {
+    const out: DeliveredEvent[] = [];
+    const committed: number[] = [];
+    for (const e of events) {
+      if (e.seq <= sub.lastSeq) continue;
+      if (e.kind === 'collection') {
+        if (history) continue;
+        const revision = e.revision ?? null;
+        if (revision === null || revision > sub.revision) {
+          this.sendEvents(sub, out, committed);
+          this.end(sub);
+          this.send({ type: 'resubscribe', id: sub.id, reason: revision === null ? 'collection_deleted' : 'collection_changed' });
+          return;
+        }
+        continue;
+      }
+      sub.lastSeq = e.seq;
+      const d = deliveryFor(e, sub.predicate);
+      if (d) {
+        out.push(d);
+        committed.push(e.committed_at);
+      }
+    }
+    if (out.length) this.hub.metrics.matched.inc(out.length);
+    this.sendEvents(sub, out, committed);
+  }
+
+  private fail(sub: Subscription, err: unknown): void {
+    if (!(err instanceof PlinthError)) this.hub.logger.error({ err, sub: sub.id }, 'subscription failed');
+    if (sub.ended) return;
+    this.end(sub);
+    this.send(errorMessage(err, sub.id));
+  }
+
+  end(sub: Subscription): void {
+    if (sub.ended) return;
+    sub.state = 'ended';
+    sub.buffer = [];
+    this.subs.delete(sub.id);
+    this.hub.unindex(this, sub);
+  }
+
+  /** Releases everything; called once when the socket closed. */
+  dispose(): void {
+    this.closed = true;
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    for (const sub of [...this.subs.values()]) this.end(sub);
+  }
+
+  close(code: number, reason: string): void {
+    if (this.ws.readyState === this.ws.CLOSED) return;
+    this.closed = true;
+    this.ws.close(code, reason);
+    // A client that does not answer the close handshake is cut off.
+    setTimeout(() => this.ws.terminate(), code === CLOSE.slowConsumer ? 5000 : 1000).unref?.();
+  }
+}

@@ -1,0 +1,284 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { WebSocketServer, type WebSocket } from 'ws';
+import {
+  INTERNAL_HEADERS,
+  PlinthError,
+  UnauthorizedError,
+  isInProcess,
+  isKeyKind,
+  isProjectId,
+  verifyInternal,
+  type ChangeEvent,
+  type EventBus,
+  type KeyKind,
+  type ProjectId,
+  type ResolveSubscription,
+  type RevocationChecker,
+  ReplayGuard,
+} from '@plinth/shared';
+import { Connection } from './connection';
+import type { RealtimeMetrics } from './metrics';
+import { CLOSE } from './protocol';
+import type { Subscription } from './subscription';
+
+export interface RealtimeLimits {
+  maxMessageBytes: number;
+  maxBufferedBytes: number;
+  maxSubscriptionsPerConnection: number;
+  maxConnectionsPerProject: number;
+  pingIntervalMs: number;
+  idleTimeoutMs: number;
+  revocationCheckMs: number;
+}
+
+export interface HubDeps {
+  bus: EventBus;
+  resolve: ResolveSubscription;
+  /** Sessions ended by sign-out, disable, delete or reset (auth's revocation markers). */
+  revocations?: RevocationChecker;
+  limits: RealtimeLimits;
+  metrics: RealtimeMetrics;
+  logger: Logger;
+  internalSecret: string;
+}
+
+/** The path a client connects to (the gateway forwards it unchanged). */
+export const REALTIME_PATH = /^\/v1\/projects\/([^/?]+)\/realtime(?:\?.*)?$/;
+
+/** Answers an upgrade request with a plain HTTP error in the envelope, and closes the socket. */
+export function refuseUpgrade(socket: Duplex, err: PlinthError): void {
+  const body = JSON.stringify(err.toEnvelope());
+  socket.end(
+    `HTTP/1.1 ${err.status} ${err.code}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * The realtime hub of one replica: accepts WebSocket upgrades, tails the EventBus once, routes
+ * each event to the subscriptions of its project and collection (an index, then an in-memory
+ * predicate match), and runs heartbeats and revocation checks.
+ */
+export class Hub {
+  readonly bus: EventBus;
+  readonly resolve: ResolveSubscription;
+  readonly limits: RealtimeLimits;
+  readonly metrics: RealtimeMetrics;
+  readonly logger: Logger;
+  private readonly wss: WebSocketServer;
+  private readonly byCollection = new Map<string, Set<{ conn: Connection; sub: Subscription }>>();
+  private readonly entries = new WeakMap<Subscription, { conn: Connection; sub: Subscription }>();
+  private readonly connections = new Set<Connection>();
+  private readonly perProject = new Map<string, number>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly replay = new ReplayGuard();
+  private stopTail: (() => void) | null = null;
+  private checkingRevocations = false;
+  private closing = false;
+
+  constructor(private readonly deps: HubDeps) {
+    this.bus = deps.bus;
+    this.resolve = deps.resolve;
+    this.limits = deps.limits;
+    this.metrics = deps.metrics;
+    this.logger = deps.logger;
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.limits.maxMessageBytes, clientTracking: false });
+  }
+
+  /** Starts tailing the bus and the periodic checks. Resolves once the tail is positioned. */
+  async start(): Promise<void> {
+    this.stopTail = await this.bus.tail((events) => this.onEvents(events));
+    this.timers.push(setInterval(() => this.heartbeat(), this.limits.pingIntervalMs));
+    if (this.deps.revocations) this.timers.push(setInterval(() => void this.checkRevocations(), this.limits.revocationCheckMs));
+    for (const t of this.timers) t.unref?.();
+  }
+
+  /**
+   * Handles `GET /v1/projects/{p}/realtime` with `Upgrade: websocket`. The gateway has checked
+   * the project key and set the identity headers; a request without a valid internal
+   * credential (or the in-process mark) is refused with 401.
+   */
+  /** The gateway's signature over this upgrade (method and path), accepted once. */
+  private credentialAccepted(req: IncomingMessage, credential: unknown, id: { project: string; keyKind: KeyKind; requestId: string }): boolean {
+    if (typeof credential !== 'string') return false;
+    const verified = verifyInternal(this.deps.internalSecret, credential, id, { method: req.method ?? 'GET', path: req.url ?? '/' });
+    return verified !== null && this.replay.accept(verified);
+  }
+
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (this.closing) {
+      refuseUpgrade(socket, new PlinthError('unavailable', 'This realtime replica is shutting down; connect again.'));
+      return;
+    }
+    const m = REALTIME_PATH.exec(req.url ?? '');
+    const h = req.headers;
+    const project = h[INTERNAL_HEADERS.project];
+    const keyKind = h[INTERNAL_HEADERS.keyKind];
+    const requestId = h[INTERNAL_HEADERS.requestId];
+    const credential = h[INTERNAL_HEADERS.credential];
+    if (!m) {
+      refuseUpgrade(socket, new PlinthError('not_found', 'Connect to /v1/projects/{project}/realtime.'));
+      return;
+    }
+    if (
+      typeof project !== 'string' ||
+      !isProjectId(project) ||
+      m[1] !== project ||
+      !isKeyKind(keyKind) ||
+      keyKind === 'none' ||
+      typeof requestId !== 'string' ||
+      (!isInProcess(req) &&
+        !this.credentialAccepted(req, credential, { project, keyKind, requestId }))
+    ) {
+      refuseUpgrade(socket, new UnauthorizedError('This service only accepts connections from the Plinth gateway.'));
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, project as ProjectId, keyKind));
+  }
+
+  private attach(ws: WebSocket, project: ProjectId, keyKind: KeyKind): void {
+    const conn = new Connection(ws, project, keyKind, this);
+    const count = this.perProject.get(project) ?? 0;
+    if (count >= this.limits.maxConnectionsPerProject) {
+      const max = this.limits.maxConnectionsPerProject;
+      conn.send({ type: 'error', error: 'rate_limited', message: `The project has reached its ${max} realtime connections.`, details: { limit: max } });
+      conn.close(CLOSE.tooManyConnections, 'too many connections');
+      return;
+    }
+    this.perProject.set(project, count + 1);
+    this.connections.add(conn);
+    this.metrics.connections.inc();
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) {
+        conn.send({ type: 'error', error: 'invalid_request', message: 'Send JSON text messages, not binary.' });
+        return;
+      }
+      void conn.onMessage(data.toString()).catch((err: unknown) => this.logger.error({ err }, 'message handling failed'));
+    });
+    ws.on('pong', () => (conn.lastSeen = Date.now()));
+    ws.on('error', () => {});
+    ws.once('close', () => {
+      conn.dispose();
+      this.connections.delete(conn);
+      this.metrics.connections.dec();
+      const left = (this.perProject.get(project) ?? 1) - 1;
+      if (left > 0) this.perProject.set(project, left);
+      else this.perProject.delete(project);
+    });
+    conn.send({ type: 'welcome', connection_id: conn.id, heartbeat_ms: this.limits.pingIntervalMs });
+  }
+
+  index(conn: Connection, sub: Subscription): void {
+    const key = `${conn.project}\n${sub.collection}`;
+    let set = this.byCollection.get(key);
+    if (!set) this.byCollection.set(key, (set = new Set()));
+    const entry = { conn, sub };
+    this.entries.set(sub, entry);
+    set.add(entry);
+    this.metrics.subscriptions.inc();
+  }
+
+  unindex(conn: Connection, sub: Subscription): void {
+    const key = `${conn.project}\n${sub.collection}`;
+    const entry = this.entries.get(sub);
+    const set = this.byCollection.get(key);
+    if (!entry || !set?.delete(entry)) return;
+    if (set.size === 0) this.byCollection.delete(key);
+    this.metrics.subscriptions.dec();
+  }
+
+  /** Routes a batch from the tail: per subscription, one `events` message for the batch. */
+  private onEvents(events: ChangeEvent[]): void {
+    const grouped = new Map<string, ChangeEvent[]>();
+    for (const e of events) {
+      const key = `${e.project}\n${e.collection}`;
+      if (!this.byCollection.has(key)) continue;
+      let list = grouped.get(key);
+      if (!list) grouped.set(key, (list = []));
+      list.push(e);
+    }
+    for (const [key, list] of grouped) {
+      const set = this.byCollection.get(key);
+      if (!set) continue;
+      for (const { conn, sub } of [...set]) {
+        if (sub.state === 'live') conn.deliver(sub, list, false);
+        else if (sub.state === 'pending') for (const e of list) sub.hold(e);
+      }
+    }
+  }
+
+  dropSlowConsumer(conn: Connection): void {
+    if (conn.closed) return;
+    this.metrics.slowConsumers.inc();
+    this.logger.warn({ connection: conn.id, project: conn.project }, 'slow consumer dropped');
+    conn.dispose();
+    conn.close(CLOSE.slowConsumer, 'slow consumer');
+  }
+
+  private heartbeat(): void {
+    const now = Date.now();
+    for (const conn of this.connections) {
+      if (conn.closed) continue;
+      if (now - conn.lastSeen > this.limits.idleTimeoutMs) {
+        conn.dispose();
+        conn.close(CLOSE.idle, 'idle timeout');
+      } else {
+        conn.ws.ping();
+      }
+    }
+  }
+
+  /** Every signed-in connection's session, checked against the revocation markers. */
+  private async checkRevocations(): Promise<void> {
+    const checker = this.deps.revocations;
+    if (!checker || this.checkingRevocations) return;
+    this.checkingRevocations = true;
+    try {
+      // One check per session, however many connections it has.
+      const bySession = new Map<string, Connection[]>();
+      for (const conn of this.connections) {
+        const c = conn.claims;
+        if (!c?.sid || conn.closed) continue;
+        const key = `${conn.project}\n${c.sid}\n${c.iat}`;
+        const list = bySession.get(key);
+        if (list) list.push(conn);
+        else bySession.set(key, [conn]);
+      }
+      await Promise.all(
+        [...bySession.values()].map(async (conns) => {
+          const first = conns[0]!;
+          const { sid, iat } = first.claims!;
+          const tokens = conns.map((c) => c.token);
+          if (!(await checker.isRevoked(first.project, sid!, iat))) return;
+          // A connection that sent another token meanwhile is not revoked by this answer.
+          conns.forEach((conn, i) => {
+            if (conn.token === tokens[i]) conn.revoke();
+          });
+        }),
+      );
+    } catch (err) {
+      this.logger.warn({ err }, 'revocation check failed');
+    } finally {
+      this.checkingRevocations = false;
+    }
+  }
+
+  /** Closes every connection with 1001 (clients reconnect and resume elsewhere) and stops. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    for (const t of this.timers) clearInterval(t);
+    this.stopTail?.();
+    const closed = [...this.connections]
+      .filter((conn) => conn.ws.readyState !== conn.ws.CLOSED)
+      .map((conn) => new Promise<void>((r) => conn.ws.once('close', () => r())));
+    for (const conn of this.connections) {
+      conn.dispose();
+      conn.close(CLOSE.goingAway, 'server shutting down');
+    }
+    this.wss.close();
+    await Promise.all(closed);
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The realtime wire protocol (docs/realtime.md): JSON text frames, one message each.
+ * Client → server: auth, subscribe, unsubscribe, ping. Server → client: see ServerMessage.
+ */
+import type { ErrorEnvelope, RecordDoc } from '@plinth/shared';
+
+/** WebSocket close codes the server uses (docs/realtime.md "Close codes"). */
+export const CLOSE = {
+  /** Server shutting down: reconnect (to any replica) and resume. */
+  goingAway: 1001,
+  /** A message larger than REALTIME_MAX_MESSAGE_BYTES (sent by the `ws` library). */
+  tooBig: 1009,
+  /** No message and no pong for REALTIME_IDLE_TIMEOUT_MS. */
+  idle: 4002,
+  /** The client did not read fast enough: its send buffer passed REALTIME_MAX_BUFFERED_BYTES. */
+  slowConsumer: 4008,
+  /** The project already has REALTIME_MAX_CONNECTIONS_PER_PROJECT connections on this replica. */
+  tooManyConnections: 4029,
+} as const;
+
+export type EventKind = 'create' | 'update' | 'delete' | 'enter' | 'leave';
+
+export interface DeliveredEvent {
+  kind: EventKind;
+  seq: number;
+  /** create, update, enter: the record; delete: the deleted record; leave: only id and version. */
+  record: RecordDoc | { id: string; version: number };
+}
+
+export type ServerMessage =
+  | { type: 'welcome'; connection_id: string; heartbeat_ms: number }
+  | { type: 'auth_ok'; user_id: string | null; expires_at: string | null }
+  | { type: 'subscribed'; id: string; collection: string; revision: number; seq: number; expires_at: string | null; resumed: boolean }
+  | { type: 'snapshot'; id: string; records: RecordDoc[]; cursor: string | null }
+  | { type: 'events'; id: string; events: DeliveredEvent[] }
+  | { type: 'unsubscribed'; id: string }
+  | ({ type: 'error'; id?: string } & ErrorEnvelope)
+  | { type: 'auth_revoked'; ended: string[] }
+  | { type: 'auth_expired'; paused: string[] }
+  | { type: 'resubscribe'; id: string; reason: 'collection_changed' | 'collection_deleted' }
+  | { type: 'resync_required'; id: string; seq: number }
+  | { type: 'pong' };
+
+export interface SubscribeMessage {
+  type: 'subscribe';
+  id: string;
+  collection: string;
+  where?: unknown;
+  orderBy?: unknown;
+  direction?: unknown;
+  limit?: unknown;
+  snapshot?: boolean;
+  resume_from?: number;
+}
+
+export type ClientMessage =
+  | { type: 'auth'; token: string | null }
+  | SubscribeMessage
+  | { type: 'unsubscribe'; id: string }
+  | { type: 'ping' };
+
+/** A message the client sent that the server refuses; the connection stays open. */
+export class ProtocolError extends Error {
+  constructor(
+    message: string,
+    readonly details?: { [k: string]: unknown },
+    readonly id?: string,
+  ) {
+    super(message);
+  }
+}
+
+const SUB_ID = /^[\x21-\x7e]{1,64}$/;
+const SUBSCRIBE_KEYS = new Set(['type', 'id', 'collection', 'where', 'orderBy', 'direction', 'limit', 'snapshot', 'resume_from']);
+
+/** Parses one text frame. @throws ProtocolError naming what is wrong. */
+export function parseClientMessage(text: string): ClientMessage {
+  let m: unknown;
+  try {
+    m = JSON.parse(text);
+  } catch {
+    throw new ProtocolError('The message is not valid JSON.');
+  }
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) throw new ProtocolError('A message must be a JSON object with a "type".');
+  const o = m as { [k: string]: unknown };
+  const id = typeof o.id === 'string' ? o.id : undefined;
+  switch (o.type) {
+    case 'auth':
+      if (o.token !== null && (typeof o.token !== 'string' || o.token.length === 0 || o.token.length > 8192)) {
+        throw new ProtocolError('"token" must be an access token (a string) or null.', { field: 'token' });
+      }
+      return { type: 'auth', token: o.token as string | null };
+    case 'subscribe': {
+      if (id === undefined || !SUB_ID.test(id)) throw new ProtocolError('"id" must be 1–64 printable characters.', { field: 'id' });
+      for (const k of Object.keys(o)) if (!SUBSCRIBE_KEYS.has(k)) throw new ProtocolError(`Unknown field "${k}".`, { field: k }, id);
+      if (typeof o.collection !== 'string' || o.collection.length === 0) throw new ProtocolError('"collection" must be a collection name.', { field: 'collection' }, id);
+      if (o.snapshot !== undefined && typeof o.snapshot !== 'boolean') throw new ProtocolError('"snapshot" must be true or false.', { field: 'snapshot' }, id);
+      if (o.resume_from !== undefined && (!Number.isSafeInteger(o.resume_from) || (o.resume_from as number) < 0)) {
+        throw new ProtocolError('"resume_from" must be a seq: a non-negative integer.', { field: 'resume_from' }, id);
+      }
+      return { ...(o as unknown as SubscribeMessage), id };
+    }
+    case 'unsubscribe':
+      if (id === undefined) throw new ProtocolError('"id" must name a subscription.', { field: 'id' });
+      return { type: 'unsubscribe', id };
+    case 'ping':
+      return { type: 'ping' };
+    default:
+      throw new ProtocolError(
+        typeof o.type === 'string' ? `Unknown message type "${o.type.slice(0, 40)}".` : 'A message must have a "type".',
+        { field: 'type', allowed: ['auth', 'subscribe', 'unsubscribe', 'ping'] },
+      );
+  }
+}

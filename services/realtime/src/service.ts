@@ -1,0 +1,110 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Router } from 'express';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import {
+  DB_USER_TOKEN_HEADER,
+  InternalClient,
+  RedisRevocationChecker,
+  UnavailableError,
+  asProjectId,
+  createEventBusFromConfig,
+  createMetrics,
+  createServiceApp,
+  startTrimming,
+  type BuiltService,
+  type EventBus,
+  type ResolveSubscription,
+  type RevocationChecker,
+  type SubscriptionAnswer,
+} from '@plinth/shared';
+import type { RealtimeConfig } from './config';
+import { Hub } from './hub';
+import { realtimeMetrics } from './metrics';
+
+export interface RealtimeServiceOptions {
+  logRequests?: boolean;
+  /** Standalone shares the records service's bus. Default: from configuration. */
+  events?: EventBus;
+  /** Standalone calls records in-process. Default: POST to RECORDS_URL with the internal credential. */
+  resolve?: ResolveSubscription;
+  /** Standalone passes auth's in-process list. Default: Redis markers on REDIS_URL. */
+  revocations?: RevocationChecker;
+}
+
+export interface RealtimeService extends BuiltService {
+  /** Give it the `upgrade` events of the HTTP server (standalone: the gateway's, after key checks). */
+  handleUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /** Closes every client connection with 1001 and stops accepting (first step of a shutdown). */
+  closeConnections: () => Promise<void>;
+}
+
+/** The subscribe endpoint over HTTP (cluster), with the client's key kind and user token. */
+export function httpResolver(recordsUrl: string, internalSecret: string): ResolveSubscription {
+  const client = new InternalClient({ baseUrl: recordsUrl, internalSecret });
+  return async (call) => {
+    const path = `/v1/projects/${call.project}/collections/${encodeURIComponent(call.collection)}/subscribe`;
+    const headers: Record<string, string> = call.userToken === undefined ? {} : { [DB_USER_TOKEN_HEADER]: call.userToken };
+    const res = await client.postJson<{ subscription: SubscriptionAnswer }>(call.project, call.keyKind, path, call.body, headers);
+    return res.subscription;
+  };
+}
+
+/** Wires the realtime service from configuration (main.ts) or from standalone's shared parts. */
+export async function buildRealtimeService(config: RealtimeConfig, logger: Logger, opts: RealtimeServiceOptions = {}): Promise<RealtimeService> {
+  const ownBus = opts.events ? null : createEventBusFromConfig(config);
+  const bus = opts.events ?? ownBus!;
+  const redis = !opts.revocations && config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
+  const revocations = opts.revocations ?? (redis ? new RedisRevocationChecker(redis) : undefined);
+  const resolve =
+    opts.resolve ??
+    (config.RECORDS_URL
+      ? httpResolver(config.RECORDS_URL, config.PLINTH_INTERNAL_SECRET)
+      : async () => {
+          throw new UnavailableError('Subscriptions cannot be resolved: the realtime service has no RECORDS_URL.');
+        });
+  const metrics = createMetrics('realtime', { defaultMetrics: !opts.events });
+  const hub = new Hub({
+    bus,
+    resolve,
+    revocations,
+    metrics: realtimeMetrics(metrics.registry),
+    logger,
+    internalSecret: config.PLINTH_INTERNAL_SECRET,
+    limits: {
+      maxMessageBytes: config.REALTIME_MAX_MESSAGE_BYTES,
+      maxBufferedBytes: config.REALTIME_MAX_BUFFERED_BYTES,
+      maxSubscriptionsPerConnection: config.REALTIME_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      maxConnectionsPerProject: config.REALTIME_MAX_CONNECTIONS_PER_PROJECT,
+      pingIntervalMs: config.REALTIME_PING_INTERVAL_MS,
+      idleTimeoutMs: config.REALTIME_IDLE_TIMEOUT_MS,
+      revocationCheckMs: config.REALTIME_REVOCATION_CHECK_MS,
+    },
+  });
+  await hub.start();
+  const stopTrimming = ownBus ? startTrimming(ownBus, 60_000, (err) => logger.warn({ err }, 'event log trim failed')) : () => {};
+  const app = createServiceApp({
+    name: 'realtime',
+    internalSecret: config.PLINTH_INTERNAL_SECRET,
+    logger,
+    routes: Router(),
+    metrics,
+    logRequests: opts.logRequests,
+    ready: async () => {
+      await bus.head(asProjectId('readyz'));
+    },
+  });
+  return {
+    name: 'realtime',
+    app,
+    handleUpgrade: (req, socket, head) => hub.handleUpgrade(req, socket, head),
+    closeConnections: () => hub.close(),
+    close: async () => {
+      stopTrimming();
+      await hub.close();
+      await ownBus?.close();
+      redis?.disconnect();
+    },
+  };
+}

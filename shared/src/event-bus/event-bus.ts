@@ -1,0 +1,93 @@
+import type { ProjectId, RecordDoc } from '../types';
+
+/**
+ * Record change events, from the records service (writer) to the realtime service (readers).
+ *
+ * `record`   create: the new record; update: the record after the write; delete: the deleted record.
+ * `previous` update and delete: the record before the write (so a reader can tell enter from leave).
+ * `revision` collection: the collection's revision after the change (absent when it was deleted).
+ */
+export type ChangeKind = 'create' | 'update' | 'delete' | 'collection';
+
+export interface ChangeEventInput {
+  project: ProjectId;
+  collection: string;
+  kind: ChangeKind;
+  record?: RecordDoc;
+  previous?: RecordDoc;
+  /** Collection changes: the new revision; null when the collection was deleted. */
+  revision?: number | null;
+  /** When the write committed, in milliseconds since the epoch (delivery latency is measured from it). */
+  committed_at: number;
+}
+
+/** A published event: the input plus its position in the log. */
+export interface ChangeEvent extends ChangeEventInput {
+  /**
+   * Position of the event in its project's log. Strictly increasing within a project, in commit
+   * order of publication; numbers may be skipped (other projects share the sequence).
+   */
+  seq: number;
+}
+
+/** One page of a project's history. */
+export interface EventPage {
+  /** The project's events with seq > the `after` asked for, in seq order. */
+  events: ChangeEvent[];
+  /**
+   * True when events after `after` were already trimmed away (or `after` lies in the future):
+   * the history cannot be replayed gap-free, the reader must resync (fresh snapshot).
+   */
+  trimmed: boolean;
+  /** The last seq examined; read again with `after = next` unless `done`. */
+  next: number;
+  /** True when the page reached the end of the log as it was when read. */
+  done: boolean;
+}
+
+/** Receives events as they are appended, in seq order per project. */
+export type EventListener = (events: ChangeEvent[]) => void;
+
+/** How much history the log keeps. Both limits apply; the oldest events go first. */
+export interface EventRetention {
+  /** Events kept in total (an adapter with several streams gives each its share). */
+  maxEvents: number;
+  /** Events older than this are trimmed (milliseconds). */
+  maxAgeMs: number;
+}
+
+export const DEFAULT_EVENT_RETENTION: EventRetention = { maxEvents: 100_000, maxAgeMs: 60 * 60_000 };
+
+/**
+ * The EventBus port (DESIGN.md §3, §10): an append-only, trimmed log of change events with a
+ * monotonically increasing `seq`, readable from any position still retained and tailable live.
+ * Adapters: SQLite event log (standalone; several processes on one machine share the file) and
+ * Redis Streams (cluster). Both pass `shared/test/event-bus.contract.ts`.
+ */
+export interface EventBus {
+  /**
+   * Appends one event after its write committed. Resolves with its seq once it is durable and
+   * visible to every reader (in this and other processes). One round trip / one insert.
+   */
+  publish(event: ChangeEventInput): Promise<number>;
+  /**
+   * The last seq assigned in `project`'s log (0 when none). An event published later has a
+   * greater seq: a reader that starts at `head` misses nothing published after the call.
+   */
+  head(project: ProjectId): Promise<number>;
+  /**
+   * Events of `project` with seq > `after`, at most about `limit` examined, in order.
+   * `trimmed` is true when the log no longer holds every event after `after`.
+   */
+  read(project: ProjectId, after: number, limit?: number): Promise<EventPage>;
+  /**
+   * Calls `listener` with every event (all projects) appended after the returned promise
+   * resolves, in seq order per project, also those published by other processes. Resolves with a
+   * function that stops it.
+   */
+  tail(listener: EventListener): Promise<() => void>;
+  /** Drops events beyond the retention (count, and age relative to `now` ms). Safe from several processes. */
+  trim(now?: number): Promise<void>;
+  /** Stops tails and closes connections. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,4 @@
+export * from './event-bus';
+export * from './sqlite-event-bus';
+export * from './redis-event-bus';
+export * from './from-config';

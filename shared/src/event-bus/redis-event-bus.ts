@@ -1,0 +1,216 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { ProjectId } from '../types';
+import {
+  DEFAULT_EVENT_RETENTION,
+  type ChangeEvent,
+  type ChangeEventInput,
+  type EventBus,
+  type EventListener,
+  type EventPage,
+  type EventRetention,
+} from './event-bus';
+
+export interface RedisEventBusOptions {
+  /** A connection for commands; the bus duplicates it for each blocking tail. */
+  redis: Redis;
+  /** Key prefix (default `plinth:events:`). Tests use one of their own. */
+  prefix?: string;
+  /** Number of streams the projects are spread over (hash of the project id). Default 8. */
+  shards?: number;
+  retention?: EventRetention;
+  /** How long one blocking read waits before it is re-issued (ms). */
+  blockMs?: number;
+  /** close() also disconnects `redis`. */
+  ownsConnection?: boolean;
+}
+
+/**
+ * Key layout (renaming strands the history: change writer and readers together):
+ *
+ *   <prefix>s:<n>     stream shard n; entry id `<seq>-0`, fields p (project), t (commit ms), e (JSON)
+ *   <prefix>seq:<n>   the last seq assigned in shard n (INCR)
+ *
+ * A project always maps to the same shard, so its seqs only grow. One Lua script assigns the seq
+ * and appends (with an approximate MAXLEN), so seq order is append order even with many writers.
+ */
+const PUBLISH = `
+local seq = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'p', ARGV[2], 't', ARGV[3], 'e', ARGV[4])
+return seq
+`;
+
+type StreamEntry = [id: string, fields: string[]];
+
+function seqOf(id: string): number {
+  return Number(id.slice(0, id.indexOf('-')));
+}
+
+function toEvent(entry: StreamEntry): ChangeEvent {
+  const f = entry[1];
+  const json = f[f.indexOf('e') + 1]!;
+  return { ...(JSON.parse(json) as ChangeEventInput), seq: seqOf(entry[0]) };
+}
+
+function field(entry: StreamEntry, name: string): string | undefined {
+  const f = entry[1];
+  for (let i = 0; i < f.length; i += 2) if (f[i] === name) return f[i + 1];
+  return undefined;
+}
+
+export class RedisEventBus implements EventBus {
+  private readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly shards: number;
+  private readonly retention: EventRetention;
+  private readonly blockMs: number;
+  private readonly stops = new Set<() => void>();
+  private readonly ownsConnection: boolean;
+
+  constructor(opts: RedisEventBusOptions) {
+    this.redis = opts.redis;
+    this.prefix = opts.prefix ?? 'plinth:events:';
+    this.shards = opts.shards ?? 8;
+    this.retention = opts.retention ?? DEFAULT_EVENT_RETENTION;
+    this.blockMs = opts.blockMs ?? 2000;
+    this.ownsConnection = opts.ownsConnection ?? false;
+    this.redis.defineCommand('plinthPublishEvent', { numberOfKeys: 2, lua: PUBLISH });
+  }
+
+  /** Every key this bus writes (tests delete them). */
+  keys(): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < this.shards; i++) out.push(this.stream(i), this.counter(i));
+    return out;
+  }
+
+  /** `maxEvents` is the total: each shard keeps its share. */
+  private perShard(): number {
+    return Math.ceil(this.retention.maxEvents / this.shards);
+  }
+
+  private shardOf(project: string): number {
+    return createHash('sha1').update(project).digest().readUInt32BE(0) % this.shards;
+  }
+  private stream(shard: number): string {
+    return `${this.prefix}s:${shard}`;
+  }
+  private counter(shard: number): string {
+    return `${this.prefix}seq:${shard}`;
+  }
+
+  async publish(event: ChangeEventInput): Promise<number> {
+    const shard = this.shardOf(event.project);
+    const run = (this.redis as unknown as { plinthPublishEvent: (...args: (string | number)[]) => Promise<number> }).plinthPublishEvent;
+    const seq = await run.call(
+      this.redis,
+      this.stream(shard),
+      this.counter(shard),
+      this.perShard(),
+      event.project,
+      event.committed_at,
+      JSON.stringify(event),
+    );
+    return Number(seq);
+  }
+
+  async head(project: ProjectId): Promise<number> {
+    return Number((await this.redis.get(this.counter(this.shardOf(project)))) ?? 0);
+  }
+
+  async read(project: ProjectId, after: number, limit = 1000): Promise<EventPage> {
+    const shard = this.shardOf(project);
+    const stream = this.stream(shard);
+    // One MULTI: the first retained entry, the page and the counter from the same moment.
+    const replies = await this.redis
+      .multi()
+      .xrange(stream, '-', '+', 'COUNT', 1)
+      .xrange(stream, `${after}-1`, '+', 'COUNT', limit)
+      .get(this.counter(shard))
+      .exec();
+    if (!replies) throw new Error('event bus read was aborted');
+    for (const [err] of replies) if (err) throw err;
+    const firstEntries = replies[0]![1] as StreamEntry[];
+    const page = replies[1]![1] as StreamEntry[];
+    const last = Number((replies[2]![1] as string | null) ?? 0);
+    const first = firstEntries[0] ? seqOf(firstEntries[0][0]) : last + 1;
+    const trimmed = after + 1 < first || after > last;
+    const done = page.length < limit;
+    const events = page.filter((e) => field(e, 'p') === project).map(toEvent);
+    const next = done ? Math.max(after, last) : seqOf(page[page.length - 1]![0]);
+    return { events, trimmed, next, done };
+  }
+
+  async tail(listener: EventListener): Promise<() => void> {
+    const conn = this.redis.duplicate();
+    let stopped = false;
+    const streams = Array.from({ length: this.shards }, (_, i) => this.stream(i));
+    const loop = async (): Promise<void> => {
+      // Start after the newest entry of each shard: only events appended after the call.
+      const ids = await Promise.all(
+        streams.map(async (s) => {
+          const newest = (await conn.xrevrange(s, '+', '-', 'COUNT', 1)) as StreamEntry[];
+          return newest[0]?.[0] ?? '0-0';
+        }),
+      );
+      ready();
+      while (!stopped) {
+        let res: [string, StreamEntry[]][] | null;
+        try {
+          res = (await conn.xread('COUNT', 1000, 'BLOCK', this.blockMs, 'STREAMS', ...streams, ...ids)) as [string, StreamEntry[]][] | null;
+        } catch {
+          // Redis unreachable: retry; readers resume from the ids already seen, nothing is skipped.
+          if (stopped) return;
+          await new Promise((r) => setTimeout(r, 200));
+          continue;
+        }
+        if (!res) continue;
+        for (const [stream, entries] of res) {
+          const i = streams.indexOf(stream);
+          if (entries.length === 0) continue;
+          ids[i] = entries[entries.length - 1]![0];
+          listener(entries.map(toEvent));
+        }
+      }
+    };
+    let ready: () => void = () => {};
+    const positioned = new Promise<void>((r) => (ready = r));
+    void loop().catch(() => ready());
+    const stop = () => {
+      stopped = true;
+      conn.disconnect();
+      this.stops.delete(stop);
+    };
+    this.stops.add(stop);
+    await positioned;
+    return stop;
+  }
+
+  async trim(now = Date.now()): Promise<void> {
+    const cutoff = now - this.retention.maxAgeMs;
+    for (let shard = 0; shard < this.shards; shard++) {
+      const stream = this.stream(shard);
+      await this.redis.xtrim(stream, 'MAXLEN', this.perShard());
+      // Age: entries are in commit order, so the old ones are a prefix; find its end.
+      let start = '-';
+      for (;;) {
+        const entries = (await this.redis.xrange(stream, start, '+', 'COUNT', 500)) as StreamEntry[];
+        const young = entries.find((e) => Number(field(e, 't')) >= cutoff);
+        if (young) {
+          await this.redis.xtrim(stream, 'MINID', young[0]);
+          break;
+        }
+        if (entries.length < 500) {
+          if (entries.length > 0) await this.redis.xtrim(stream, 'MINID', `${seqOf(entries[entries.length - 1]![0]) + 1}-0`);
+          break;
+        }
+        start = `${seqOf(entries[entries.length - 1]![0])}-1`;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const stop of [...this.stops]) stop();
+    if (this.ownsConnection) this.redis.disconnect();
+  }
+}

@@ -1,0 +1,147 @@
+import type { Statement } from 'better-sqlite3';
+import { openSqlite, type SqliteDatabase } from '../sqlite';
+import type { ProjectId } from '../types';
+import {
+  DEFAULT_EVENT_RETENTION,
+  type ChangeEvent,
+  type ChangeEventInput,
+  type EventBus,
+  type EventListener,
+  type EventPage,
+  type EventRetention,
+} from './event-bus';
+
+export interface SqliteEventBusOptions {
+  /** The log file (standalone: `${PLINTH_DATA_DIR}/events.db`), or `:memory:` for one process. */
+  file: string;
+  retention?: EventRetention;
+  /**
+   * How often a tail looks for events written by other processes (ms). Events published through
+   * this instance wake its tails at once.
+   */
+  pollMs?: number;
+}
+
+interface Row {
+  seq: number;
+  payload: string;
+}
+
+/**
+ * EventBus on a SQLite file in WAL mode: one table, `seq` an AUTOINCREMENT key (never reused,
+ * so it only grows). Several processes open the same file; each tails it by polling `seq > last`
+ * every `pollMs` (a cheap index range scan), and wakes its own tails immediately on publish.
+ * `seq` is one sequence for every project.
+ */
+export class SqliteEventBus implements EventBus {
+  private readonly db: SqliteDatabase;
+  private readonly retention: EventRetention;
+  private readonly pollMs: number;
+  private readonly insert: Statement<[string, number, string]>;
+  private readonly after: Statement<[number, number], Row>;
+  private readonly projectAfter: Statement<[string, number, number], Row>;
+  private readonly first: Statement<[], { seq: number | null }>;
+  private readonly last: Statement<[], { seq: number } | undefined>;
+  private readonly tails = new Set<{ listener: EventListener; position: number }>();
+  private timer: NodeJS.Timeout | null = null;
+  private wakeScheduled = false;
+
+  constructor(opts: SqliteEventBusOptions) {
+    this.db = openSqlite(opts.file);
+    this.retention = opts.retention ?? DEFAULT_EVENT_RETENTION;
+    this.pollMs = opts.pollMs ?? 20;
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        project TEXT NOT NULL,
+        committed_at INTEGER NOT NULL,
+        payload TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS events_project_seq ON events (project, seq);
+    `);
+    this.insert = this.db.prepare('INSERT INTO events (project, committed_at, payload) VALUES (?, ?, ?)');
+    this.after = this.db.prepare('SELECT seq, payload FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
+    this.projectAfter = this.db.prepare('SELECT seq, payload FROM events WHERE project = ? AND seq > ? ORDER BY seq LIMIT ?');
+    this.first = this.db.prepare('SELECT min(seq) AS seq FROM events');
+    this.last = this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'");
+  }
+
+  private lastAssigned(): number {
+    return this.last.get()?.seq ?? 0;
+  }
+
+  async publish(event: ChangeEventInput): Promise<number> {
+    const { project, committed_at } = event;
+    const info = this.insert.run(project, committed_at, JSON.stringify(event));
+    this.wake();
+    return Number(info.lastInsertRowid);
+  }
+
+  async head(_project: ProjectId): Promise<number> {
+    return this.lastAssigned();
+  }
+
+  async read(project: ProjectId, after: number, limit = 1000): Promise<EventPage> {
+    // One read transaction: the page and the trim check see the same snapshot.
+    return this.db.transaction((): EventPage => {
+      const rows = this.projectAfter.all(project, after, limit);
+      const last = this.lastAssigned();
+      const first = this.first.get()?.seq ?? last + 1;
+      const trimmed = after + 1 < first || after > last;
+      const events = rows.map(toEvent);
+      const done = rows.length < limit;
+      return { events, trimmed, next: done ? Math.max(after, last) : rows[rows.length - 1]!.seq, done };
+    })();
+  }
+
+  async tail(listener: EventListener): Promise<() => void> {
+    const entry = { listener, position: this.lastAssigned() };
+    this.tails.add(entry);
+    this.timer ??= setInterval(() => this.poll(), this.pollMs);
+    this.timer.unref?.();
+    return () => {
+      this.tails.delete(entry);
+      if (this.tails.size === 0 && this.timer) {
+        clearInterval(this.timer);
+        this.timer = null;
+      }
+    };
+  }
+
+  private wake(): void {
+    if (this.wakeScheduled || this.tails.size === 0) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.poll();
+    });
+  }
+
+  private poll(): void {
+    for (const t of this.tails) {
+      for (;;) {
+        const rows = this.after.all(t.position, 1000);
+        if (rows.length === 0) break;
+        t.position = rows[rows.length - 1]!.seq;
+        t.listener(rows.map(toEvent));
+        if (rows.length < 1000) break;
+      }
+    }
+  }
+
+  async trim(now = Date.now()): Promise<void> {
+    const keepFrom = this.lastAssigned() - this.retention.maxEvents;
+    this.db.prepare('DELETE FROM events WHERE seq <= ? OR committed_at < ?').run(keepFrom, now - this.retention.maxAgeMs);
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.tails.clear();
+    this.db.close();
+  }
+}
+
+function toEvent(row: Row): ChangeEvent {
+  return { ...(JSON.parse(row.payload) as ChangeEventInput), seq: row.seq };
+}

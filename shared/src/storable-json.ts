@@ -1,0 +1,37 @@
+/**
+ * JSON values every store keeps alike. SQLite stores any JSON; MongoDB stores BSON, which
+ * refuses or changes a few shapes: a key `_bsontype` (the driver reads it as a BSON type tag),
+ * a NUL byte in a key (BSON keys are C strings), an object with `$ref`/`$id`/`$db` (read back as
+ * a DBRef), and nesting beyond 100 levels. Plinth refuses them on every store, so a client gets
+ * the same 400 whichever store a deployment runs.
+ */
+
+/** Deepest nesting of objects and arrays inside one stored value (a record field, user metadata). */
+export const MAX_VALUE_DEPTH = 64;
+
+const DBREF_KEYS = new Set(['$ref', '$id', '$db']);
+
+/** Why `value` cannot be stored alike on every store, or null when it can. */
+export function unstorableJsonReason(value: unknown): string | null {
+  return check(value, 0);
+}
+
+function check(v: unknown, depth: number): string | null {
+  if (v === null || typeof v !== 'object') return null;
+  if (depth >= MAX_VALUE_DEPTH) return `nests deeper than ${MAX_VALUE_DEPTH} levels`;
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      const why = check(x, depth + 1);
+      if (why) return why;
+    }
+    return null;
+  }
+  for (const [k, x] of Object.entries(v)) {
+    if (k === '_bsontype') return 'has a key "_bsontype"';
+    if (k.includes('\u0000')) return 'has a key containing a NUL character';
+    if (DBREF_KEYS.has(k)) return `has a key "${k}" (reserved by MongoDB for references)`;
+    const why = check(x, depth + 1);
+    if (why) return why;
+  }
+  return null;
+}

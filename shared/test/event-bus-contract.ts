@@ -1,0 +1,133 @@
+/**
+ * The EventBus contract (shared/src/event-bus/event-bus.ts), run against every adapter by a short
+ * test file per adapter. `make` opens a bus on fresh storage; `reopen` opens a second bus on the
+ * same storage, as another process would.
+ */
+import { asProjectId, type ChangeEvent, type EventBus, type EventRetention, type RecordDoc } from '@plinth/shared';
+
+export interface EventBusFixture {
+  bus: EventBus;
+  /** Another instance on the same storage (another process in production). */
+  reopen(): Promise<EventBus>;
+  cleanUp(): Promise<void>;
+}
+
+const P = asProjectId('proj-a');
+const Q = asProjectId('proj-b');
+
+function rec(id: string, version = 1, extra: Record<string, string> = {}): RecordDoc {
+  return { id, version, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', ...extra };
+}
+
+async function waitFor(predicate: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export function describeEventBusContract(name: string, make: (retention?: EventRetention) => Promise<EventBusFixture>): void {
+  describe(`EventBus contract: ${name}`, () => {
+    let f: EventBusFixture;
+    const extra: EventBus[] = [];
+    afterEach(async () => {
+      for (const b of extra.splice(0)) await b.close();
+      await f.cleanUp();
+    });
+
+    it('assigns strictly increasing seqs per project, and reads them back in order with their payloads', async () => {
+      f = await make();
+      const seqs: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        seqs.push(await f.bus.publish({ project: P, collection: 'notes', kind: 'create', record: rec(`rec_${i}`), committed_at: 1000 + i }));
+        await f.bus.publish({ project: Q, collection: 'notes', kind: 'create', record: rec(`rec_q${i}`), committed_at: 1000 + i });
+      }
+      for (let i = 1; i < seqs.length; i++) expect(seqs[i]!).toBeGreaterThan(seqs[i - 1]!);
+      expect(await f.bus.head(P)).toBeGreaterThanOrEqual(seqs[4]!);
+      const page = await f.bus.read(P, 0);
+      expect(page.trimmed).toBe(false);
+      expect(page.done).toBe(true);
+      expect(page.events.map((e) => e.seq)).toEqual(seqs);
+      expect(page.events.map((e) => e.record?.id)).toEqual(['rec_0', 'rec_1', 'rec_2', 'rec_3', 'rec_4']);
+      expect(page.events[0]).toMatchObject({ project: P, collection: 'notes', kind: 'create', committed_at: 1000 });
+    });
+
+    it('carries the previous record of updates and deletes, and collection changes', async () => {
+      f = await make();
+      await f.bus.publish({ project: P, collection: 'notes', kind: 'update', record: rec('rec_1', 2, { owner: 'b' }), previous: rec('rec_1', 1, { owner: 'a' }), committed_at: 1 });
+      await f.bus.publish({ project: P, collection: 'notes', kind: 'delete', record: rec('rec_1', 2), previous: rec('rec_1', 2), committed_at: 2 });
+      await f.bus.publish({ project: P, collection: 'notes', kind: 'collection', revision: 3, committed_at: 3 });
+      const { events } = await f.bus.read(P, 0);
+      expect(events.map((e) => e.kind)).toEqual(['update', 'delete', 'collection']);
+      expect(events[0]).toMatchObject({ record: { owner: 'b', version: 2 }, previous: { owner: 'a', version: 1 } });
+      expect(events[2]).toMatchObject({ revision: 3 });
+    });
+
+    it('replays from a seq: exactly the later events, paged, in order', async () => {
+      f = await make();
+      const seqs: number[] = [];
+      for (let i = 0; i < 7; i++) seqs.push(await f.bus.publish({ project: P, collection: 'c', kind: 'create', record: rec(`rec_${i}`), committed_at: i }));
+      const got: ChangeEvent[] = [];
+      let after = seqs[2]!;
+      for (;;) {
+        const page = await f.bus.read(P, after, 2);
+        expect(page.trimmed).toBe(false);
+        got.push(...page.events);
+        after = page.next;
+        if (page.done) break;
+      }
+      expect(got.map((e) => e.seq)).toEqual(seqs.slice(3));
+      const atHead = await f.bus.read(P, seqs[6]!);
+      expect(atHead).toMatchObject({ events: [], trimmed: false, done: true });
+    });
+
+    it('tails events appended after it started, also those written by another instance, in order', async () => {
+      f = await make();
+      await f.bus.publish({ project: P, collection: 'c', kind: 'create', record: rec('rec_before'), committed_at: 0 });
+      const seen: ChangeEvent[] = [];
+      const stop = await f.bus.tail((events) => seen.push(...events));
+      const other = await f.reopen();
+      extra.push(other);
+      const published: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        published.push(await (i % 2 ? other : f.bus).publish({ project: P, collection: 'c', kind: 'create', record: rec(`rec_${i}`), committed_at: i }));
+      }
+      await waitFor(() => seen.length >= 4, 'four tailed events');
+      stop();
+      expect(seen.map((e) => e.seq)).toEqual(published);
+      expect(seen.map((e) => e.record?.id)).toEqual(['rec_0', 'rec_1', 'rec_2', 'rec_3']);
+    });
+
+    it('after trimming by count, reading from a trimmed position signals resync; a retained one does not', async () => {
+      f = await make({ maxEvents: 100, maxAgeMs: 3_600_000 });
+      const seqs: number[] = [];
+      for (let i = 0; i < 400; i++) seqs.push(await f.bus.publish({ project: P, collection: 'c', kind: 'create', record: rec(`rec_${i}`), committed_at: Date.now() }));
+      await f.bus.trim();
+      expect((await f.bus.read(P, 0)).trimmed).toBe(true);
+      expect((await f.bus.read(P, seqs[10]!)).trimmed).toBe(true);
+      const recent = await f.bus.read(P, seqs[380]!);
+      expect(recent.trimmed).toBe(false);
+      expect(recent.events.map((e) => e.seq)).toEqual(seqs.slice(381));
+    });
+
+    it('after trimming by age, old positions signal resync', async () => {
+      f = await make({ maxEvents: 100_000, maxAgeMs: 60_000 });
+      const now = Date.now();
+      const old = await f.bus.publish({ project: P, collection: 'c', kind: 'create', record: rec('rec_old'), committed_at: now - 120_000 });
+      const old2 = await f.bus.publish({ project: P, collection: 'c', kind: 'create', record: rec('rec_old2'), committed_at: now - 90_000 });
+      const fresh = await f.bus.publish({ project: P, collection: 'c', kind: 'create', record: rec('rec_new'), committed_at: now });
+      await f.bus.trim(now);
+      expect((await f.bus.read(P, old - 1)).trimmed).toBe(true);
+      const fromOld2 = await f.bus.read(P, old2);
+      expect(fromOld2.trimmed).toBe(false);
+      expect(fromOld2.events.map((e) => e.seq)).toEqual([fresh]);
+    });
+
+    it('a position beyond the log signals resync (a seq the log never gave out)', async () => {
+      f = await make();
+      const seq = await f.bus.publish({ project: P, collection: 'c', kind: 'create', record: rec('rec_1'), committed_at: 0 });
+      expect((await f.bus.read(P, seq + 1000)).trimmed).toBe(true);
+    });
+  });
+}
