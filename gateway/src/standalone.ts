@@ -16,9 +16,10 @@ async function main(): Promise<void> {
   const metricsServed = config.PLINTH_METRICS_PORT
     ? await serve(plinth.gateway.metricsApp, { port: config.PLINTH_METRICS_PORT, host: config.HOST, logger })
     : null;
-  installProcessHandlers(async () => {
-    await metricsServed?.shutdown();
-    await served.shutdown();
+  installProcessHandlers(async (how) => {
+    // The API first (unready, grace, drain), then the metrics listener at once.
+    await served.shutdown(how);
+    await metricsServed?.shutdown({ graceMs: 0 });
   }, logger);
 
   const url = `http://localhost:${served.port}`;
