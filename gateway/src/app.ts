@@ -6,6 +6,7 @@ import {
   InvalidRequestError,
   NotFoundError,
   PayloadTooLargeError,
+  PlinthError,
   UnauthorizedError,
   UnavailableError,
   createMetrics,
@@ -16,6 +17,7 @@ import {
   INTERNAL_HEADERS,
   type KeyKind,
 } from '@plinth/shared';
+import { bodyDeadline } from './body-deadline';
 import { bearer, safeEqual } from './keys';
 import { KeyAuthenticator } from './key-authenticator';
 import { ProjectDeletion } from './purge/project-deletion';
@@ -43,6 +45,10 @@ export interface GatewayOptions {
    * stores that have one, i.e. SQLite). Cluster gateways with Redis use pub/sub instead.
    */
   watchStoreChanges?: boolean;
+  /** Longest time to receive a request body, in ms (408 after). Default 10 000. */
+  bodyTimeoutMs?: number;
+  /** More readiness checks (standalone: free space under PLINTH_DATA_DIR); throw when not ready. */
+  ready?: () => Promise<void>;
   /** Every service holding project data, purged when a project is deleted (default none). */
   purges?: ServicePurge[];
   /** First delay between retries of an unfinished purge (default 5 s). */
@@ -123,6 +129,12 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
       opts.logger.warn({ err }, 'project store unreachable');
       throw new UnavailableError('The gateway cannot reach its project store.');
     }
+    try {
+      await opts.ready?.();
+    } catch (err) {
+      opts.logger.warn({ err }, 'not ready');
+      throw new UnavailableError(`Not ready: ${err instanceof PlinthError ? err.message : 'a dependency is unavailable.'}`);
+    }
     res.json({ status: 'ready', service: 'gateway' });
   });
   // On the public port, metrics (traffic, latencies, process figures) are for the operator only.
@@ -131,6 +143,7 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     next(key && safeEqual(key, opts.adminKey) ? undefined : new UnauthorizedError('/metrics needs the operator key.'));
   }, metrics.handler);
   app.use(bodyLimit);
+  app.use(bodyDeadline(opts.bodyTimeoutMs ?? 10_000));
   app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey, deletion }));
 
   app.use(async (req, res, next) => {

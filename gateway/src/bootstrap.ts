@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { asProjectId, ensurePrivateDir, newSecret } from '@plinth/shared';
+import { asProjectId, assertWritableDir, newSecret } from '@plinth/shared';
 import { generateKey } from './keys';
 import type { KeyAuthenticator } from './key-authenticator';
 import type { ProjectStore } from './store/project-store';
@@ -28,7 +28,7 @@ export function readCredentials(dataDir: string): StoredCredentials {
 }
 
 export function writeCredentials(dataDir: string, creds: StoredCredentials): void {
-  ensurePrivateDir(dataDir);
+  assertWritableDir(dataDir);
   const file = path.join(dataDir, FILE);
   fs.writeFileSync(file, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
 }

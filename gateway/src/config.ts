@@ -10,6 +10,7 @@ const shared = {
   PLINTH_CORS_ORIGINS: Joi.string().default('*'),
   PLINTH_KEY_CACHE_TTL_MS: Joi.number().integer().min(0).max(600_000).default(5000),
   PLINTH_TRUST_PROXY: Joi.number().integer().min(0).max(10).default(0),
+  PLINTH_BODY_TIMEOUT_MS: Joi.number().integer().min(100).max(300_000).default(10_000),
   PLINTH_METRICS_PORT: Joi.number().integer().min(1).max(65535),
   PLINTH_PURGE_RETRY_MS: Joi.number().integer().min(10).max(600_000).default(5000),
   PLINTH_PURGE_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(10_000),
@@ -22,6 +23,8 @@ export interface GatewaySharedConfig {
   PLINTH_CORS_ORIGINS: string;
   PLINTH_KEY_CACHE_TTL_MS: number;
   PLINTH_TRUST_PROXY: number;
+  /** Longest time to receive a request body before 408. */
+  PLINTH_BODY_TIMEOUT_MS: number;
   /** When set, `/metrics` is also served without the operator key on this port (for Prometheus). */
   PLINTH_METRICS_PORT?: number;
   /** First delay between retries of a project purge a service did not finish (doubles up to 60 s). */

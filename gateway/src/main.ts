@@ -27,6 +27,7 @@ async function main(): Promise<void> {
     corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
     trustProxy: config.PLINTH_TRUST_PROXY,
+    bodyTimeoutMs: config.PLINTH_BODY_TIMEOUT_MS,
     // Every replica listed in each URL variable purges (and drops its caches); auth first.
     purges: httpPurges(
       [
@@ -60,9 +61,10 @@ async function main(): Promise<void> {
   });
   // Prometheus scrapes here without the operator key; keep this port off the public network.
   const metricsServed = config.PLINTH_METRICS_PORT ? await serve(gateway.metricsApp, { port: config.PLINTH_METRICS_PORT, logger }) : null;
-  installProcessHandlers(async () => {
-    await metricsServed?.shutdown();
-    await served.shutdown();
+  installProcessHandlers(async (how) => {
+    // The API first (unready, grace, drain), then the metrics listener at once.
+    await served.shutdown(how);
+    await metricsServed?.shutdown({ graceMs: 0 });
   }, logger);
   served.server.on('upgrade', gateway.upgrade);
   logger.info({ port: served.port, metrics_port: metricsServed?.port }, 'gateway listening');

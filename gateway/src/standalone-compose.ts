@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { createEventBusFromConfig, createMailQueueFromConfig, loadConfig, markInProcess, startTrimming, type BuiltService } from '@plinth/shared';
+import { assertDiskSpace, createEventBusFromConfig, createMailQueueFromConfig, loadConfig, markInProcess, startTrimming, type BuiltService } from '@plinth/shared';
 import { buildRecordsService, recordsConfigSchema } from '@plinth/records';
 import { authConfigSchema, buildAuthService } from '@plinth/auth';
 import { buildMailerService, mailerConfigSchema } from '@plinth/mailer';
@@ -79,6 +79,8 @@ export async function composeStandalone(
     corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
     trustProxy: config.PLINTH_TRUST_PROXY,
+    bodyTimeoutMs: config.PLINTH_BODY_TIMEOUT_MS,
+    ready: async () => assertDiskSpace(config.PLINTH_DATA_DIR),
     purges,
     purgeRetryMs: config.PLINTH_PURGE_RETRY_MS,
     realtime: (req, socket, head) => {

@@ -97,9 +97,10 @@ async function serveMetrics(config: StandaloneConfig, metricsApp: RequestListene
 }
 
 function installServeHandlers(served: Served, metrics: Served | null, logger: Logger): void {
-  installProcessHandlers(async () => {
-    await metrics?.shutdown();
-    await served.shutdown();
+  installProcessHandlers(async (how) => {
+    // The API first (unready, grace, drain), then the metrics listener at once.
+    await served.shutdown(how);
+    await metrics?.shutdown({ graceMs: 0 });
   }, logger);
 }
 

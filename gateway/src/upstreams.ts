@@ -14,6 +14,7 @@ import {
   signInternal,
   type KeyKind,
 } from '@plinth/shared';
+import { isUnreachableError, ReplicaPool, type ReplicaPoolOptions } from './replica-pool';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -125,18 +126,38 @@ export function proxyUpgrade(service: string, targets: string[], logger: Logger,
 }
 
 /**
- * Cluster transport: http-proxy-middleware over keep-alive connections, round-robin across
- * `targets` (several replicas of one service). An unreachable upstream answers 503 `unavailable`.
+ * Whether a request may be sent again to another replica after a connection failure: GET, HEAD
+ * and OPTIONS, and any request carrying an `Idempotency-Key` (its body was read and kept to be
+ * signed, so it can be sent again; the service answers a repeat with the first answer).
  */
-export function proxyUpstream(service: string, targets: string[], logger: Logger, internalSecret: string): Upstream {
-  if (targets.length === 0) throw new Error(`no upstream URL for ${service}`);
+function canRetry(req: http.IncomingMessage): boolean {
+  if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return true;
+  return req.headers['idempotency-key'] !== undefined;
+}
+
+/**
+ * Cluster transport: http-proxy-middleware over keep-alive connections, round-robin across the
+ * usable replicas of one service (`ReplicaPool`: active `/readyz` checks, passive ejection on a
+ * refused or reset connection). A request that failed to connect is retried once on another
+ * replica when it is safe to repeat (`canRetry`). When no replica answers: 503 `unavailable`.
+ */
+export function proxyUpstream(
+  service: string,
+  targets: string[],
+  logger: Logger,
+  internalSecret: string,
+  poolOptions: Partial<ReplicaPoolOptions> = {},
+): Upstream {
+  const pool = new ReplicaPool(targets, { service, logger, ...poolOptions });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
-  let next = 0;
+  /** The replica each request was last sent to, and the callback to retry it with. */
+  const sentTo = new WeakMap<object, string>();
+  const retries = new WeakMap<object, () => void>();
   const proxy = createProxyMiddleware<http.IncomingMessage, http.ServerResponse>({
     target: targets[0],
-    router: () => {
-      const t = targets[next % targets.length]!;
-      next = (next + 1) % targets.length;
+    router: (req) => {
+      const t = pool.pick(sentTo.get(req));
+      sentTo.set(req, t);
       return t;
     },
     agent,
@@ -147,6 +168,10 @@ export function proxyUpstream(service: string, targets: string[], logger: Logger
     plugins: [proxyEventsPlugin],
     proxyTimeout: 30_000,
     on: {
+      proxyRes: (_proxyRes, req) => {
+        const target = sentTo.get(req);
+        if (target) pool.succeeded(target);
+      },
       // The gateway read the body to sign it: send those bytes (the request stream has ended).
       proxyReq: (proxyReq, req) => {
         const body = readBodies.get(req);
@@ -156,6 +181,16 @@ export function proxyUpstream(service: string, targets: string[], logger: Logger
         proxyReq.write(body);
       },
       error: (err, req, res) => {
+        const target = sentTo.get(req);
+        const unreachable = isUnreachableError(err);
+        if (target && unreachable) pool.eject(target, err);
+        const retry = retries.get(req);
+        if (retry && unreachable && res instanceof http.ServerResponse && !res.headersSent && canRetry(req)) {
+          retries.delete(req);
+          logger.info({ service, from: target, req_id: req.headers['x-request-id'] }, 'retrying on another replica');
+          retry();
+          return;
+        }
         logger.warn({ err, service, req_id: req.headers['x-request-id'] }, 'upstream unreachable');
         if (!(res instanceof http.ServerResponse)) return;
         if (res.headersSent) {
@@ -174,12 +209,21 @@ export function proxyUpstream(service: string, targets: string[], logger: Logger
       readBody(req).then(
         (body) => {
           readBodies.set(req, body);
+          if (pool.targets.length > 1) {
+            retries.set(req, () => {
+              signRequest(req, body, internalSecret); // a fresh credential (nonce) for the second attempt
+              void proxy(req, res, nxt);
+            });
+          }
           signRequest(req, body, internalSecret);
           void proxy(req, res, nxt);
         },
         (err: unknown) => nxt(err),
       );
     },
-    close: () => agent.destroy(),
+    close: () => {
+      pool.close();
+      agent.destroy();
+    },
   };
 }

@@ -38,6 +38,7 @@ describe('MongoProjectStore on the stand-in: forced interleavings', () => {
     await Promise.all([adding, deleting]);
     expect(await store.getProject(alpha)).toBeNull();
     expect(await store.findKeyByHash(k.record.hash)).toBeNull();
+    await store.finishPurge(alpha); // the services' purge of that id has completed
     await store.createProject({ ...project, created_at: '2026-02-01T00:00:00.000Z' }, []);
     expect(await store.findKeyByHash(k.record.hash)).toBeNull();
     expect(await store.listKeys(alpha)).toEqual([]);

@@ -121,6 +121,7 @@ export function describeProjectStoreContract(name: string, makeStore: () => Prom
         if (await store.getProject(alpha)) expect(await store.findKeyByHash(a.record.hash)).toEqual(a.record);
         else expect(await store.findKeyByHash(a.record.hash)).toBeNull();
         await store.deleteProject(alpha);
+        await store.finishPurge(alpha); // the services' purge of that id has completed
         await store.createProject(project(alpha, '2026-02-01T00:00:00.000Z'), []);
         expect(await store.findKeyByHash(a.record.hash)).toBeNull();
         expect(await store.listKeys(alpha)).toEqual([]);
@@ -138,9 +139,11 @@ export function describeProjectStoreContract(name: string, makeStore: () => Prom
         expect(await store.findKeyByHash(k.record.hash)).toBeNull();
         expect(await store.listKeys(alpha)).toEqual([]);
         expect(typeof added).toBe('boolean');
+        await store.finishPurge(alpha); // the services' purge of that id has completed
         await store.createProject(project(alpha, '2026-02-01T00:00:00.000Z'), []);
         expect(await store.findKeyByHash(k.record.hash)).toBeNull();
         await store.deleteProject(alpha);
+        await store.finishPurge(alpha);
       }
     });
 

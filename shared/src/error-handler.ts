@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { fromDependencyError } from './dependency-errors';
 import { BodyTooDeepError, MAX_BODY_DEPTH } from './body-parsing';
 import { InternalError, NotFoundError, PayloadTooLargeError, PlinthError, InvalidRequestError, UnsupportedMediaTypeError } from './errors';
 
@@ -56,7 +57,7 @@ function fromClientErrorStatus(e: BodyParserError): PlinthError | null {
 /** Turns any error into a PlinthError; anything unknown becomes a 500 that hides its cause. */
 export function toPlinthError(err: unknown): PlinthError {
   if (err instanceof PlinthError) return err;
-  return fromBodyParser(err) ?? new InternalError();
+  return fromBodyParser(err) ?? fromDependencyError(err) ?? new InternalError();
 }
 
 /**
@@ -66,8 +67,10 @@ export function toPlinthError(err: unknown): PlinthError {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const perr = toPlinthError(err);
-    if (perr.status >= 500) {
+    if (perr.status === 500) {
       logger.error({ err, req_id: req.headers['x-request-id'] }, 'request failed');
+    } else if (perr.status > 500) {
+      logger.warn({ err: err instanceof Error ? err.message : String(err), req_id: req.headers['x-request-id'] }, 'dependency unavailable');
     }
     if (res.headersSent) {
       res.destroy();

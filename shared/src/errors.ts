@@ -7,24 +7,28 @@ export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'request_timeout'
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'internal'
-  | 'unavailable';
+  | 'unavailable'
+  | 'insufficient_storage';
 
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  insufficient_storage: 507,
 };
 
 export type ErrorDetails = { [key: string]: unknown };
@@ -77,6 +81,12 @@ export class NotFoundError extends PlinthError {
     super('not_found', message, details);
   }
 }
+/** The client did not finish sending its request body in time. */
+export class RequestTimeoutError extends PlinthError {
+  constructor(message = 'The request body did not arrive in time.', details?: ErrorDetails) {
+    super('request_timeout', message, details);
+  }
+}
 /** Raised by stores for unique-constraint violations and failed compare-and-set. */
 export class ConflictError extends PlinthError {
   constructor(message = 'Conflict.', details?: ErrorDetails) {
@@ -101,6 +111,12 @@ export class RateLimitedError extends PlinthError {
 export class UnavailableError extends PlinthError {
   constructor(message = 'Service temporarily unavailable.') {
     super('unavailable', message);
+  }
+}
+/** The disk under a store is full: the write was not saved. */
+export class InsufficientStorageError extends PlinthError {
+  constructor(message = 'The server\'s disk is full; the write was not saved. Try again once space is freed.') {
+    super('insufficient_storage', message);
   }
 }
 export class InternalError extends PlinthError {

@@ -2,7 +2,8 @@ import express, { type Express, type RequestHandler, type Router } from 'express
 import type { Logger } from 'pino';
 import { bodyParsers } from './body-parsing';
 import { errorHandler, notFoundHandler } from './error-handler';
-import { UnauthorizedError, UnavailableError } from './errors';
+import { fromDependencyError } from './dependency-errors';
+import { PlinthError, UnauthorizedError, UnavailableError } from './errors';
 import { INTERNAL_HEADERS, ReplayGuard, credentialExpiry, isInProcess, isKeyKind, verifyInternal } from './internal-auth';
 import type { NonceStore } from './nonce-store';
 import { SIGNED_DIGEST, internalBodyParser } from './internal-body';
@@ -118,7 +119,9 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
       await opts.ready?.();
     } catch (err) {
       opts.logger.warn({ err }, 'not ready');
-      throw new UnavailableError(`${opts.name} is not ready.`);
+      // Say which dependency (Redis, a full disk…) without exposing internals of other errors.
+      const cause = fromDependencyError(err) ?? (err instanceof PlinthError ? err : null);
+      throw new UnavailableError(cause ? `${opts.name} is not ready: ${cause.message}` : `${opts.name} is not ready.`);
     }
     res.json({ status: 'ready', service: opts.name });
   });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { ConfigError } from './config';
 
 export type SqliteDatabase = Database.Database;
 
@@ -32,7 +33,7 @@ function makePrivate(file: string): void {
  */
 export function openSqlite(file: string): SqliteDatabase {
   if (file !== ':memory:') {
-    ensurePrivateDir(path.dirname(path.resolve(file)));
+    assertWritableDir(path.dirname(path.resolve(file)));
     // Created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the same mode.
     fs.closeSync(fs.openSync(file, 'a', 0o600));
     makePrivate(file);
@@ -51,6 +52,23 @@ export function openSqlite(file: string): SqliteDatabase {
 export function isSqliteUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/**
+ * Creates `dir` if needed and proves a file can be written in it. Otherwise throws a
+ * ConfigError naming PLINTH_DATA_DIR (every SQLite file and the credentials live there), so
+ * start-up ends with one line and exit status 1 instead of a stack trace.
+ */
+export function assertWritableDir(dir: string): void {
+  const probe = path.join(dir, `.write-probe-${process.pid}`);
+  try {
+    ensurePrivateDir(dir);
+    fs.writeFileSync(probe, '');
+    fs.rmSync(probe);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new ConfigError(`PLINTH_DATA_DIR: cannot write to ${path.resolve(dir)} (${e.message.split(',')[0]}).`);
+  }
 }
 
 const SLEEP = new Int32Array(new SharedArrayBuffer(4));

@@ -89,6 +89,19 @@ describe('k8s/ manifests', () => {
     }
   });
 
+  it('shuts down in order: the probe sees unready within the grace period, and the pod may finish grace and drain', () => {
+    const config = byKind('ConfigMap').find((m) => m.metadata.name === 'plinth-config')!;
+    const graceSeconds = Number(config.data!.PLINTH_SHUTDOWN_GRACE_MS) / 1000;
+    expect(graceSeconds).toBeGreaterThan(0);
+    for (const d of deployments) {
+      const pod = d.spec.template.spec;
+      const probe = pod.containers[0].readinessProbe;
+      expect(probe.periodSeconds * probe.failureThreshold).toBeLessThan(graceSeconds);
+      // grace, then up to 10 s of draining in-flight requests, then closing stores.
+      expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(graceSeconds + 10 + 5);
+    }
+  });
+
   it('autoscales gateway, records, auth and realtime, and protects every Deployment with a PodDisruptionBudget', () => {
     expect(byKind('HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name).sort()).toEqual(['auth', 'gateway', 'realtime', 'records']);
     expect(byKind('PodDisruptionBudget').map((p) => p.metadata.name).sort()).toEqual(['auth', 'gateway', 'mailer', 'realtime', 'records']);

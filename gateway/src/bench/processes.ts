@@ -24,7 +24,7 @@ export async function runEntry(entry: string, env: NodeJS.ProcessEnv, probe = '/
   const port = await freePort();
   const root = path.resolve(__dirname, '../../..');
   const child = spawn(process.execPath, [path.join(root, entry)], {
-    env: { ...process.env, LOG_LEVEL: 'silent', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...process.env, LOG_LEVEL: 'silent', PLINTH_SHUTDOWN_GRACE_MS: '0', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -95,6 +95,7 @@ async function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv)
 }
 
 async function stopProcess(p: RunningProcess): Promise<void> {
+  // A process a test killed with a signal has signalCode set and exitCode null.
   if (p.child.exitCode !== null || p.child.signalCode !== null) return;
   const exited = new Promise<void>((r) => p.child.once('exit', () => r()));
   p.child.kill('SIGTERM');
@@ -129,6 +130,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     PLINTH_BCRYPT_COST: '4',
     PLINTH_RATE_LIMIT_IP: '100000',
     PLINTH_RATE_LIMIT_EMAIL: '100000',
+    // Stopping a test cluster needs no unready period (suites that test it set their own).
+    PLINTH_SHUTDOWN_GRACE_MS: '0',
     // SQLite files in the run's data directory: cluster processes need this said explicitly.
     PLINTH_STORAGE: 'sqlite',
     // Change events of this run in streams of their own on the shared Redis; deleted at stop.

@@ -29,7 +29,7 @@ export interface StandaloneProcess {
 export async function startStandalone(dataDir: string, env: Record<string, string> = {}): Promise<StandaloneProcess> {
   const inherited: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['PLINTH_ADMIN_KEY', 'REDIS_URL', 'MONGO_URL', 'SMTP_URL']) delete inherited[name];
-  const given = { ...inherited, PORT: '0', HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PLINTH_WORKERS: '1', ...env };
+  const given = { ...inherited, PORT: '0', HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PLINTH_SHUTDOWN_GRACE_MS: '0', PLINTH_WORKERS: '1', ...env };
   // An empty value in `env` unsets the variable (e.g. HOST: '' to get the default).
   const full = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== ''));
   const child = spawn(process.execPath, [STANDALONE_ENTRY], { env: full, stdio: ['ignore', 'pipe', 'pipe'] });

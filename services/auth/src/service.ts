@@ -1,9 +1,10 @@
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import {
   acquireMongoClient,
+  assertDiskSpace,
+  connectRedis,
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
   RedisNonceStore,
@@ -83,7 +84,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
   }
   closers.push(() => users.close());
 
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
+  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'auth') : null;
   const sessions: SessionStore = redis ? new RedisSessionStore(redis, prefix) : new EmbeddedSessionStore(embeddedDb(), clock);
   if (redis) {
     closers.push(async () => {
@@ -132,6 +133,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     nonceStore: redis ? new RedisNonceStore(redis) : undefined,
     ready: async () => {
       await users.ping();
+      if (embedded.db) assertDiskSpace(config.PLINTH_DATA_DIR);
       await sessions.ping();
     },
   });

@@ -39,3 +39,24 @@ describe('RedisSessionStore specifics', () => {
     await deleteRedisKeys(prefix);
   });
 });
+
+describe('RedisSessionStore: revocation fails closed when Redis loses data', () => {
+  it('a session Redis no longer holds (restart without persistence, eviction) counts as revoked', async () => {
+    const prefix = `test:${newId('auth_')}:`;
+    const redis = new Redis(TEST_REDIS_URL);
+    const store = new RedisSessionStore(redis, prefix);
+    const project = asProjectId('proj-one');
+    const now = Date.now();
+    const iat = Math.floor(now / 1000);
+    try {
+      await store.create(project, { id: 'ses_lost', user_id: 'usr_a', refresh_hash: 'h', now, expires_at: now + 60_000 });
+      expect(await store.revocations.isRevoked(project, 'ses_lost', iat)).toBe(false);
+      await deleteRedisKeys(prefix);
+      expect(await store.revocations.isRevoked(project, 'ses_lost', iat)).toBe(true);
+      expect(await store.revocations.isRevoked(project, 'ses_never_issued', iat)).toBe(true);
+    } finally {
+      await redis.quit();
+      await deleteRedisKeys(prefix);
+    }
+  });
+});

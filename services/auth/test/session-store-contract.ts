@@ -87,6 +87,8 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
 
     it('revoking by refresh token ends the session and is visible to the revocation checker', async () => {
       const { sid, hash } = await start();
+      // The same sid in another project is another session.
+      await store.create(other, { id: sid, user_id: 'usr_a', refresh_hash: `o-${hash}`, now: T0, expires_at: T0 + 30 * DAY });
       const iat = Math.floor(T0 / 1000);
       expect(await store.revocations.isRevoked(project, sid, iat)).toBe(false);
       expect(await store.revokeByRefreshHash(project, hash, T0 + 5000)).toBe(true);

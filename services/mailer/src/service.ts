@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { Redis } from 'ioredis';
 import {
   InternalClient,
+  connectRedis,
   RedisNonceStore,
   createMailQueueFromConfig,
   createMetrics,
@@ -87,7 +87,7 @@ export async function buildMailerService(
   );
 
   // Cluster (its own queue, on Redis): accepted internal credentials are shared by every replica.
-  const redis = ownsQueue && config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
+  const redis = ownsQueue && config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'mailer') : null;
   const app = createMailerApp({
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,

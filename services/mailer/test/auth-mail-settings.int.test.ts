@@ -23,7 +23,7 @@ async function startFakeAuth(settings: Map<string, { mail_from: string | null; r
   });
   const logger = createLogger('fake-auth', 'silent');
   const app = createServiceApp({ name: 'auth', internalSecret: TEST_INTERNAL_SECRET, logger, routes, logRequests: false });
-  return serve(app, { port: 0, host: '127.0.0.1', logger });
+  return serve(app, { port: 0, host: '127.0.0.1', logger, graceMs: 0 });
 }
 
 describe('mail settings read from the auth service (AUTH_URL)', () => {

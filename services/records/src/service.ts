@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import {
+  assertDiskSpace,
+  connectRedis,
   RedisNonceStore,
   SqliteRateLimitStore,
   createEventBusFromConfig,
@@ -13,7 +15,6 @@ import {
 } from '@plinth/shared';
 import { buildRecordsApp, purgeRecords } from './app';
 import { limitsFromConfig, type RecordsConfig } from './config';
-import { Redis } from 'ioredis';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { AccessPolicy } from './domain/access-policy';
 import { createRulesPolicy } from './rules/policy';
@@ -67,12 +68,12 @@ export async function buildRecordsService(
   const store = await openRecordStore(config);
   let limits: SqliteDatabase | null = null;
   const limitsDb = (): SqliteDatabase => (limits ??= openSqlite(path.join(config.PLINTH_DATA_DIR, 'limits.db')));
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
+  const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'records') : null;
   const sources =
     opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
   const policy =
     opts.policy ?? createRulesPolicy({ onRuleFailure: (info) => logger.warn({ rule: info }, 'stored rule no longer valid; denying') });
-  const tokens = opts.authenticateUser ? null : userTokenAuthenticator(sources);
+  const tokens = opts.authenticateUser ? null : userTokenAuthenticator(sources, logger);
   const ownBus = opts.events ? null : createEventBusFromConfig(config);
   const events = opts.events ?? ownBus!;
   const stopTrimming = ownBus ? startTrimming(ownBus, 60_000, (err) => logger.warn({ err }, 'event log trim failed')) : () => {};
@@ -85,6 +86,12 @@ export async function buildRecordsService(
     authenticateUser: opts.authenticateUser ?? tokens!,
     onPurge: (project) => tokens?.forget(project),
     nonceStore: redis ? new RedisNonceStore(redis) : undefined,
+    // Redis holds the sessions user tokens are checked against: without it those reads fail.
+    ready: async () => {
+      await store.ping();
+      if (!config.MONGO_URL) assertDiskSpace(config.PLINTH_DATA_DIR);
+      await redis?.ping();
+    },
     publish: async (event) => {
       try {
         await events.publish(event);

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import {
   INTERNAL_HEADERS,
   InternalClient,
@@ -41,10 +42,18 @@ export function userTokenSourcesFromConfig(opts: { authUrl?: string; internalSec
  * Turns a request's `X-Db-User-Token` into the verified user (null without the header);
  * `forget(project)` drops the project's cached signing keys.
  */
-export function userTokenAuthenticator(sources: UserTokenSources): AuthenticateUser & { forget: (project: ProjectId) => void } {
+export function userTokenAuthenticator(
+  sources: UserTokenSources,
+  logger?: Logger,
+): AuthenticateUser & { forget: (project: ProjectId) => void } {
   const revocations = sources.revocations;
   const verifiers = createProjectTokenVerifiers({
     jwks: (project) => sources.jwks(asProjectId(project)),
+    onRefreshFailure: ({ project, servingStale, ageMs }) =>
+      logger?.warn(
+        { project, serving_stale_keys: servingStale, keys_age_ms: ageMs },
+        servingStale ? 'JWKS refresh failed; verifying user tokens with the last good keys' : 'JWKS refresh failed; no usable keys',
+      ),
     isRevoked: revocations ? (project, sid, iat) => revocations.isRevoked(asProjectId(project), sid, iat) : undefined,
   });
   const authenticate: AuthenticateUser = (req: Request) =>

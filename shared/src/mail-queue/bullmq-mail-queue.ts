@@ -1,5 +1,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
+import { REQUEST_REDIS_OPTIONS } from '../redis';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../errors';
 import type { ProjectId } from '../types';
@@ -36,7 +37,7 @@ export class BullMqMailQueue implements MailQueue {
     this.queueName = opts.queueName ?? MAIL_QUEUE_NAME;
     this.concurrency = opts.concurrency ?? 4;
     // A producer fails fast when Redis is unreachable instead of queueing commands forever.
-    this.producerConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: 3 });
+    this.producerConnection = new Redis(opts.redisUrl, REQUEST_REDIS_OPTIONS);
     this.producerConnection.on('error', (err) => opts.logger?.warn({ err }, 'mail queue: redis error'));
     this.queue = new Queue<MailJob>(this.queueName, {
       connection: this.producerConnection,

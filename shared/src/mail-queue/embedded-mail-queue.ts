@@ -68,6 +68,8 @@ CREATE INDEX IF NOT EXISTS mail_outbox_failed ON mail_outbox (project, state, fa
 `;
 
 const PRUNE_EVERY_MS = 60_000;
+/** Longest wait between two tries of the outbox while its database refuses writes (disk full…). */
+const MAX_STORAGE_BACKOFF_MS = 30_000;
 const MAX_ERROR_LENGTH = 1000;
 
 function errorMessage(err: unknown): string {
@@ -96,6 +98,13 @@ export class EmbeddedMailQueue implements MailQueue {
   private wakeUp: (() => void) | null = null;
   private lastPrune = 0;
   private closed = false;
+  /** Consecutive failed writes to the outbox; the poll loop backs off exponentially while > 0. */
+  private storageFailures = 0;
+  /**
+   * Jobs delivered whose `done` state could not be written yet (the disk refused it): never
+   * handed out again by this consumer, and recorded as soon as the database takes writes again.
+   */
+  private readonly unrecorded = new Map<string, string>();
 
   private readonly stmt;
 
@@ -117,7 +126,8 @@ export class EmbeddedMailQueue implements MailQueue {
       claim: this.db.prepare(
         `UPDATE mail_outbox SET state = 'active', lease_until = @leaseUntil, claim = @claim
          WHERE id = (SELECT id FROM mail_outbox
-                     WHERE (state = 'waiting' AND run_at <= @now) OR (state = 'active' AND lease_until <= @now)
+                     WHERE ((state = 'waiting' AND run_at <= @now) OR (state = 'active' AND lease_until <= @now))
+                       AND id NOT IN (SELECT value FROM json_each(@skip))
                      ORDER BY run_at, rowid LIMIT 1)
          RETURNING id, job, attempts_made, max_attempts, backoff_ms, claim`,
       ),
@@ -229,26 +239,55 @@ export class EmbeddedMailQueue implements MailQueue {
     if (this.closed) throw new Error('The mail queue is closed.');
   }
 
-  /** The poll loop: claim what is due up to the concurrency, then sleep until woken or due. */
+  /**
+   * The poll loop: claim what is due up to the concurrency, then sleep until woken or due.
+   * When the database refuses a write (disk full, I/O error), nothing is delivered from that
+   * failed claim and the loop backs off exponentially (pollMs, 2×, 4× … up to 30 s).
+   */
   private async run(handler: MailHandler): Promise<void> {
     while (this.handler === handler) {
-      const now = Date.now();
-      if (now - this.lastPrune >= PRUNE_EVERY_MS) {
-        this.lastPrune = now;
-        this.stmt.prune.run(now - this.retentionMs);
+      try {
+        this.pollOnce(handler);
+        this.storageFailures = 0;
+      } catch (err) {
+        this.storageFailures += 1;
+        this.logger?.error({ err: errorMessage(err), failures: this.storageFailures }, 'mail outbox write failed; backing off');
       }
-      while (this.inflight.size < this.concurrency) {
-        const row = this.stmt.claim.get({ now, leaseUntil: now + this.leaseMs, claim: randomBytes(9).toString('base64url') }) as
-          | ClaimedRow
-          | undefined;
-        if (!row) break;
-        const delivery: Promise<void> = this.deliver(handler, row).finally(() => {
-          this.inflight.delete(delivery);
-          this.wakeUp?.();
-        });
-        this.inflight.add(delivery);
-      }
-      await this.sleep(this.idleWaitMs());
+      await this.sleep(this.storageFailures > 0 ? this.storageBackoffMs() : this.idleWaitMs());
+    }
+  }
+
+  private storageBackoffMs(): number {
+    return Math.min(MAX_STORAGE_BACKOFF_MS, this.pollMs * 2 ** Math.min(this.storageFailures - 1, 16));
+  }
+
+  /** One pass: record pending completions, prune, claim. Throws when the database refuses a write. */
+  private pollOnce(handler: MailHandler): void {
+    for (const [id, claim] of this.unrecorded) {
+      this.stmt.complete.run({ id, claim, now: Date.now() });
+      this.unrecorded.delete(id);
+    }
+    const now = Date.now();
+    if (now - this.lastPrune >= PRUNE_EVERY_MS) {
+      this.stmt.prune.run(now - this.retentionMs);
+      this.lastPrune = now;
+    }
+    while (this.inflight.size < this.concurrency) {
+      // `.all()`, not `.get()`: `.get()` returns the RETURNING row after the first step and
+      // drops an error raised when the UPDATE commits, so a claim that was never written
+      // looked taken and the same job was handed out again and again.
+      const [row] = this.stmt.claim.all({
+        now,
+        leaseUntil: now + this.leaseMs,
+        claim: randomBytes(9).toString('base64url'),
+        skip: JSON.stringify([...this.unrecorded.keys()]),
+      }) as ClaimedRow[];
+      if (!row) break;
+      const delivery: Promise<void> = this.deliver(handler, row).finally(() => {
+        this.inflight.delete(delivery);
+        this.wakeUp?.();
+      });
+      this.inflight.add(delivery);
     }
   }
 
@@ -275,16 +314,40 @@ export class EmbeddedMailQueue implements MailQueue {
   private async deliver(handler: MailHandler, row: ClaimedRow): Promise<void> {
     const key = { id: row.id, claim: row.claim };
     const heartbeat = setInterval(() => {
-      this.stmt.renew.run({ ...key, leaseUntil: Date.now() + this.leaseMs });
+      try {
+        this.stmt.renew.run({ ...key, leaseUntil: Date.now() + this.leaseMs });
+      } catch (err) {
+        this.logger?.warn({ job_id: row.id, err: errorMessage(err) }, 'mail job lease not renewed');
+      }
     }, Math.max(10, Math.floor(this.leaseMs / 3)));
     heartbeat.unref();
+    let delivered = false;
     try {
       const job = JSON.parse(row.job) as MailJob;
       await handler(job, { attempt: row.attempts_made + 1, attempts: row.max_attempts });
+      delivered = true;
       this.stmt.complete.run({ ...key, now: Date.now() });
     } catch (err) {
-      const attemptsMade = row.attempts_made + 1;
-      const error = errorMessage(err);
+      if (delivered) {
+        // Sent, but `done` was not written: keep it from being sent again, record it later.
+        this.unrecorded.set(row.id, row.claim);
+        this.storageFailures += 1;
+        this.logger?.error({ job_id: row.id, err: errorMessage(err) }, 'mail sent but its state could not be written');
+        return;
+      }
+      this.recordFailure(row, key, errorMessage(err));
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * Schedules the retry or dead-letters the job. If even that cannot be written, the job keeps
+   * its lease and is tried again once the lease lapses (a back-off of `leaseMs`).
+   */
+  private recordFailure(row: ClaimedRow, key: { id: string; claim: string }, error: string): void {
+    const attemptsMade = row.attempts_made + 1;
+    try {
       if (attemptsMade >= row.max_attempts) {
         this.stmt.deadLetter.run({ ...key, attemptsMade, error, now: Date.now() });
         this.logger?.warn({ job_id: row.id, attempts: attemptsMade, error }, 'mail job dead-lettered');
@@ -292,8 +355,9 @@ export class EmbeddedMailQueue implements MailQueue {
         const runAt = Date.now() + backoffDelayMs({ attempts: row.max_attempts, backoffMs: row.backoff_ms }, attemptsMade);
         this.stmt.retryLater.run({ ...key, attemptsMade, error, runAt });
       }
-    } finally {
-      clearInterval(heartbeat);
+    } catch (err) {
+      this.storageFailures += 1;
+      this.logger?.error({ job_id: row.id, err: errorMessage(err) }, 'mail job failure could not be recorded; retried after its lease');
     }
   }
 }

@@ -10,23 +10,49 @@ import { DEFAULT_AUTH_REDIS_PREFIX, type RevocationChecker } from './revocation-
  *                                     Written when the session ends (sign-out, sign-out-all,
  *                                     refresh-token reuse, disable, delete, password reset).
  *                                     Expires after REVOCATION_RETENTION_SECONDS.
+ *   <prefix>sess:<project>:<sid>      hash: the session family; readers use `expires_at` and
+ *                                     `revoked_at` (epoch ms). Kept while any token of the
+ *                                     session can still be valid.
  *
- * The auth side keeps its own session keys under the same prefix (`sess:`, `rt:`, `user:`);
- * readers only need the `revoked:` key. Renaming it strands revocations: change both sides.
+ * The auth side keeps other keys under the same prefix (`rt:`, `user:`). Renaming either key
+ * strands sessions or revocations: change both sides.
  */
 export function revocationKey(prefix: string, project: ProjectId, sid: string): string {
   return `${prefix}revoked:${project}:${sid}`;
 }
 
-/** Reads revocation markers from Redis: one GET per check, so a revocation is seen at once. */
+export function sessionKey(prefix: string, project: ProjectId, sid: string): string {
+  return `${prefix}sess:${project}:${sid}`;
+}
+
+/**
+ * Reads revocations from Redis in one round trip per check, so a revocation is seen at once.
+ * Fails closed: a token is accepted only while its session hash exists, is not revoked and has
+ * not expired. If Redis loses data (restart without persistence, failover to a lagging replica,
+ * eviction), the sessions it lost are refused rather than their revocations forgotten. A Redis
+ * error rejects (the caller answers 503), it never means "not revoked".
+ */
 export class RedisRevocationChecker implements RevocationChecker {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string = DEFAULT_AUTH_REDIS_PREFIX,
+    private readonly nowMs: () => number = Date.now,
   ) {}
 
   async isRevoked(project: ProjectId, sid: string, iat: number): Promise<boolean> {
-    const at = await this.redis.get(revocationKey(this.prefix, project, sid));
-    return at !== null && iat <= Number(at);
+    const replies = await this.redis
+      .pipeline()
+      .get(revocationKey(this.prefix, project, sid))
+      .hmget(sessionKey(this.prefix, project, sid), 'user_id', 'expires_at', 'revoked_at')
+      .exec();
+    if (!replies) throw new Error('Redis pipeline was not executed.');
+    for (const [err] of replies) if (err) throw err;
+    const marker = replies[0]![1] as string | null;
+    const [userId, expiresAt, revokedAt] = replies[1]![1] as (string | null)[];
+    if (marker !== null && iat <= Number(marker)) return true;
+    if (!userId) return true; // The session is unknown: never issued here, or lost with Redis data.
+    // Like the marker: tokens issued up to the revocation are refused (`revoked_at` is in ms).
+    if (revokedAt !== null && revokedAt !== undefined && iat * 1000 <= Number(revokedAt)) return true;
+    return Number(expiresAt) <= this.nowMs();
   }
 }

@@ -8,8 +8,11 @@ import type { ProjectId } from '../types';
 export interface RevocationChecker {
   /**
    * True when the session `sid` of `project` was revoked at or after `iat` (seconds since the
-   * epoch, the token's issued-at claim): the token must be refused. False for a live session
-   * and for a sid never seen. Answers reflect a revocation as soon as the writer has finished it.
+   * epoch, the token's issued-at claim): the token must be refused. False for a live session.
+   * A checker whose store can lose data (Redis) also answers true for a session it does not
+   * know, so losing data fails closed; the in-process list, fed from the durable SQLite session
+   * store, answers false for a sid never seen. Answers reflect a revocation as soon as the
+   * writer has finished it. Rejects when the store cannot be asked (never "not revoked").
    */
   isRevoked(project: ProjectId, sid: string, iat: number): Promise<boolean>;
 }

@@ -30,6 +30,8 @@ export async function sendMail(
   kind: MailKind,
   to: string,
   data: MailJob['data'],
+  /** The job id (the queue's idempotency key); default a fresh one. */
+  jobId: string = newId('mail_'),
 ): Promise<void> {
-  await ctx.outbox.enqueue({ id: newId('mail_'), project, kind, to, data, created_at: new Date(ctx.clock()).toISOString() });
+  await ctx.outbox.enqueue({ id: jobId, project, kind, to, data, created_at: new Date(ctx.clock()).toISOString() });
 }

@@ -36,7 +36,6 @@ async function sessionBody(
 export async function startSession(ctx: AuthContext, project: ProjectId, user: UserRecord): Promise<Session> {
   const settings = await ctx.settings.get(project);
   const now = ctx.clock();
-  const signedIn = (await ctx.users.updateUser(project, user.id, { last_sign_in_at: new Date(now).toISOString() })) ?? user;
   const refreshToken = newRefreshToken();
   const sid = newId('ses_');
   await ctx.sessions.create(project, {
@@ -46,6 +45,8 @@ export async function startSession(ctx: AuthContext, project: ProjectId, user: U
     now,
     expires_at: now + settings.refresh_token_ttl * 1000,
   });
+  // After the session exists: a sign-up whose session could not be made is still unfinished.
+  const signedIn = (await ctx.users.updateUser(project, user.id, { last_sign_in_at: new Date(now).toISOString() })) ?? user;
   return sessionBody(ctx, project, signedIn, sid, refreshToken, settings);
 }
 

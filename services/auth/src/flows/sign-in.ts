@@ -1,4 +1,4 @@
-import { UnauthorizedError, type ProjectId, type Session } from '@plinth/shared';
+import { ConflictError, UnauthorizedError, type ProjectId, type Session } from '@plinth/shared';
 import { newOtpCode, otpHash } from '../domain/secrets';
 import { newUserRecord } from '../domain/new-user';
 import { sendMail, type AuthContext } from './auth-context';
@@ -14,21 +14,46 @@ export const OTP_RESEND_INTERVAL_MS = 60_000;
 const BAD_CREDENTIALS = 'Invalid e-mail or password.';
 const BAD_CODE = 'Invalid or expired code.';
 
-/** Sign-up: a new user with a password and a session. Taken e-mail → 409 (from the store). */
+/**
+ * Sign-up: a new user with a password and a session. Taken e-mail → 409 (from the store).
+ *
+ * All-or-nothing from the client's view: if a step after the user row fails (Redis down or
+ * hung while enqueueing the mail or making the session), the client got an error and the
+ * account is unfinished — never signed in. A retry with the same e-mail and password then
+ * finishes it (mail, session, 201) instead of answering 409; the verification mail has a job id
+ * of its own per user, so it is sent once however often sign-up is retried.
+ */
 export async function signUp(
   ctx: AuthContext,
   project: ProjectId,
   input: { email: string; password: string; display_name?: string },
 ): Promise<Session> {
   const settings = await ctx.settings.get(project);
-  const user = newUserRecord(
+  let user = newUserRecord(
     input.email,
     { password_hash: await ctx.passwords.hash(input.password), display_name: input.display_name ?? null },
     ctx.clock(),
   );
-  await ctx.users.createUser(project, user);
-  if (settings.send_verification_on_signup) await sendVerification(ctx, project, user);
+  try {
+    await ctx.users.createUser(project, user);
+  } catch (err) {
+    const unfinished = err instanceof ConflictError ? await unfinishedSignUp(ctx, project, input) : null;
+    if (!unfinished) throw err;
+    user = unfinished;
+  }
+  if (settings.send_verification_on_signup) await sendVerification(ctx, project, user, ctx.clock(), `mail_signup-${user.id}`);
   return startSession(ctx, project, user);
+}
+
+/** The user of an earlier sign-up with this e-mail and password that never got its session. */
+async function unfinishedSignUp(
+  ctx: AuthContext,
+  project: ProjectId,
+  input: { email: string; password: string },
+): Promise<UserRecord | null> {
+  const existing = await ctx.users.getUserByEmail(project, input.email);
+  if (!existing || existing.status !== 'active' || existing.last_sign_in_at !== null || !existing.password_hash) return null;
+  return (await ctx.passwords.verify(input.password, existing.password_hash)) ? existing : null;
 }
 
 /** Sign-in with a password. Wrong password, unknown e-mail, no password, disabled → the same 401. */

@@ -17,30 +17,42 @@ export function mailSlot(ctx: AuthContext, project: ProjectId, kind: string, use
   return ctx.users.claimMailSlot(project, `${kind}:${userId}`, now, MAIL_INTERVAL_MS);
 }
 
-/** Stores a fresh one-time token of `kind` for the user and mails the link to `to` (default: the user's address). */
+/**
+ * Stores a fresh one-time token of `kind` for the user and mails the link to `to` (default: the
+ * user's address). `jobId` makes the mail idempotent (default: a fresh job id).
+ */
 export async function sendLink(
   ctx: AuthContext,
   project: ProjectId,
   user: UserRecord,
   kind: OneTimeTokenKind,
   ttlMs: number,
-  opts: { now?: number; to?: string } = {},
+  opts: { now?: number; to?: string; jobId?: string } = {},
 ): Promise<void> {
   const token = newLinkToken();
   const now = opts.now ?? ctx.clock();
   const email = kind === 'email-change' ? opts.to : undefined;
   await ctx.users.putOneTimeToken(project, { token_hash: sha256(token), kind, user_id: user.id, expires_at: now + ttlMs, email });
-  await sendMail(ctx, project, kind, opts.to ?? user.email, { token });
+  await sendMail(ctx, project, kind, opts.to ?? user.email, { token }, opts.jobId);
 }
 
 /**
  * Mails a 24-hour verification link, unless the e-mail is already verified or a verification
  * mail went to this user in the last 60 s (then nothing is sent; the caller still says sent).
+ * With a `jobId` (sign-up passes one per user) the mail is idempotent by that id instead: a
+ * retried sign-up whose first mail never got queued still sends it, and never twice.
  */
-export async function sendVerification(ctx: AuthContext, project: ProjectId, user: UserRecord, now = ctx.clock()): Promise<void> {
+export async function sendVerification(
+  ctx: AuthContext,
+  project: ProjectId,
+  user: UserRecord,
+  now = ctx.clock(),
+  jobId?: string,
+): Promise<void> {
   if (user.email_verified) return;
-  if (!(await mailSlot(ctx, project, 'verify', user.id, now))) return;
-  await sendLink(ctx, project, user, 'verify', VERIFY_LINK_TTL_MS, { now });
+  const slot = await mailSlot(ctx, project, 'verify', user.id, now);
+  if (!slot && jobId === undefined) return;
+  await sendLink(ctx, project, user, 'verify', VERIFY_LINK_TTL_MS, { now, jobId });
 }
 
 /** Marks the e-mail of the token's user verified. Invalid, expired or used token → 400. */

@@ -29,6 +29,14 @@ export interface UserTokenVerifierOptions {
   minRefetchIntervalMs?: number;
   /** How long a fetched JWKS is used before the next verification refetches it. Default 10 min. */
   maxAgeMs?: number;
+  /**
+   * Stale-while-error: when a refetch fails (auth down), the last good keys keep verifying for up
+   * to this long after they were fetched, with one refetch attempt per `minRefetchIntervalMs`.
+   * Default 1 hour. Without any good keys (a replica started during the outage) → 503.
+   */
+  maxStaleMs?: number;
+  /** Told once per failed refresh whether stale keys are served (records logs it). */
+  onRefreshFailure?: (info: { project: string; servingStale: boolean; ageMs: number | null }) => void;
   /** Leeway for `exp`/`nbf`, in seconds. Default 0. */
   clockToleranceSeconds?: number;
   /** Clock in ms since the epoch (tests). Default Date.now. */
@@ -62,10 +70,15 @@ export function createUserTokenVerifier(opts: UserTokenVerifierOptions): UserTok
   const now = opts.now ?? Date.now;
   const minRefetchIntervalMs = opts.minRefetchIntervalMs ?? 30_000;
   const maxAgeMs = opts.maxAgeMs ?? 600_000;
+  const maxStaleMs = opts.maxStaleMs ?? 3_600_000;
   let keys: Map<string, KeyObject> | null = null;
   let fetchedAt = 0;
   let lastAttemptAt = Number.NEGATIVE_INFINITY;
   let inflight: Promise<void> | null = null;
+  let lastRefreshFailed = false;
+
+  /** Keys fetched long enough ago that a failed refresh must not fall back on them. */
+  const tooStale = () => keys === null || now() - fetchedAt > maxStaleMs;
 
   function refresh(): Promise<void> {
     inflight ??= (async () => {
@@ -73,8 +86,12 @@ export function createUserTokenVerifier(opts: UserTokenVerifierOptions): UserTok
       try {
         keys = importKeys(await opts.jwks());
         fetchedAt = now();
+        lastRefreshFailed = false;
       } catch {
-        throw new UnavailableError('The signing keys for user tokens cannot be fetched right now.');
+        lastRefreshFailed = true;
+        const servingStale = !tooStale();
+        opts.onRefreshFailure?.({ project: opts.project, servingStale, ageMs: keys === null ? null : now() - fetchedAt });
+        if (!servingStale) throw new UnavailableError('The signing keys for user tokens cannot be fetched right now.');
       } finally {
         inflight = null;
       }
@@ -83,12 +100,17 @@ export function createUserTokenVerifier(opts: UserTokenVerifierOptions): UserTok
   }
 
   async function keyFor(kid: string): Promise<KeyObject | undefined> {
-    if (keys === null || now() - fetchedAt > maxAgeMs) await refresh();
+    const expired = keys === null || now() - fetchedAt > maxAgeMs;
+    // While auth is failing, stale keys are used between refetch attempts (one per interval).
+    const waitingToRetry = !tooStale() && now() - lastAttemptAt < minRefetchIntervalMs;
+    if (expired && !waitingToRetry) await refresh();
     const known = keys?.get(kid);
     if (known) return known;
-    if (now() - lastAttemptAt < minRefetchIntervalMs) return undefined;
-    await refresh();
-    return keys?.get(kid);
+    if (now() - lastAttemptAt >= minRefetchIntervalMs) await refresh();
+    const found = keys?.get(kid);
+    // A kid we cannot look up because auth is failing is not proof the token is forged.
+    if (!found && lastRefreshFailed) throw new UnavailableError('The signing keys for user tokens cannot be fetched right now.');
+    return found;
   }
 
   return {
