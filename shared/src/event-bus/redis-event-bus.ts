@@ -30,6 +30,7 @@ export interface RedisEventBusOptions {
  *
  *   <prefix>s:<n>     stream shard n; entry id `<seq>-0`, fields p (project), t (commit ms), e (JSON)
  *   <prefix>seq:<n>   the last seq assigned in shard n (INCR)
+ *   <prefix>purged    hash: project → its purge point (a seq of its shard no event got)
  *
  * A project always maps to the same shard, so its seqs only grow. One Lua script assigns the seq
  * and appends (with an approximate MAXLEN), so seq order is append order even with many writers.
@@ -39,6 +40,22 @@ local seq = redis.call('INCR', KEYS[2])
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'p', ARGV[2], 't', ARGV[3], 'e', ARGV[4])
 return seq
 `;
+
+/** Takes the shard's next seq as the project's purge point. */
+const MARK_PURGE = `
+local through = redis.call('INCR', KEYS[1])
+redis.call('HSET', KEYS[2], ARGV[1], through)
+return through
+`;
+
+/** Deletes a purge point only if it is still the one read (a newer purge may have replaced it). */
+const FORGET_PURGE = `
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0
+`;
+
+/** Entries examined per XRANGE while purging or trimming. */
+const SCAN_CHUNK = 500;
 
 type StreamEntry = [id: string, fields: string[]];
 
@@ -75,12 +92,15 @@ export class RedisEventBus implements EventBus {
     this.blockMs = opts.blockMs ?? 2000;
     this.ownsConnection = opts.ownsConnection ?? false;
     this.redis.defineCommand('plinthPublishEvent', { numberOfKeys: 2, lua: PUBLISH });
+    this.redis.defineCommand('plinthMarkPurge', { numberOfKeys: 2, lua: MARK_PURGE });
+    this.redis.defineCommand('plinthForgetPurge', { numberOfKeys: 1, lua: FORGET_PURGE });
   }
 
   /** Every key this bus writes (tests delete them). */
   keys(): string[] {
     const out: string[] = [];
     for (let i = 0; i < this.shards; i++) out.push(this.stream(i), this.counter(i));
+    out.push(this.purgedKey());
     return out;
   }
 
@@ -97,6 +117,9 @@ export class RedisEventBus implements EventBus {
   }
   private counter(shard: number): string {
     return `${this.prefix}seq:${shard}`;
+  }
+  private purgedKey(): string {
+    return `${this.prefix}purged`;
   }
 
   async publish(event: ChangeEventInput): Promise<number> {
@@ -127,6 +150,7 @@ export class RedisEventBus implements EventBus {
       .xrange(stream, '-', '+', 'COUNT', 1)
       .xrange(stream, `${after}-1`, '+', 'COUNT', limit)
       .get(this.counter(shard))
+      .hget(this.purgedKey(), project)
       .exec();
     if (!replies) throw new Error('event bus read was aborted');
     for (const [err] of replies) if (err) throw err;
@@ -134,7 +158,8 @@ export class RedisEventBus implements EventBus {
     const page = replies[1]![1] as StreamEntry[];
     const last = Number((replies[2]![1] as string | null) ?? 0);
     const first = firstEntries[0] ? seqOf(firstEntries[0][0]) : last + 1;
-    const trimmed = after + 1 < first || after > last;
+    const purgedThrough = Number((replies[3]![1] as string | null) ?? 0);
+    const trimmed = after + 1 < first || after > last || after < purgedThrough;
     const done = page.length < limit;
     const events = page.filter((e) => field(e, 'p') === project).map(toEvent);
     const next = done ? Math.max(after, last) : seqOf(page[page.length - 1]![0]);
@@ -186,6 +211,28 @@ export class RedisEventBus implements EventBus {
     return stop;
   }
 
+  /**
+   * Marks the purge point first (readers resync from then on), then walks the project's shard
+   * stream up to it with XRANGE, SCAN_CHUNK entries at a time, and XDELs the project's entries.
+   * Bounded: a shard holds about maxEvents / shards entries, so at most that many are examined
+   * (one round trip per chunk); other projects' entries stay.
+   */
+  async purge(project: ProjectId): Promise<number> {
+    const shard = this.shardOf(project);
+    const stream = this.stream(shard);
+    const mark = (this.redis as unknown as { plinthMarkPurge: (...args: string[]) => Promise<number> }).plinthMarkPurge;
+    const through = Number(await mark.call(this.redis, this.counter(shard), this.purgedKey(), project));
+    let start = '-';
+    for (;;) {
+      const entries = (await this.redis.xrange(stream, start, `${through}-0`, 'COUNT', SCAN_CHUNK)) as StreamEntry[];
+      const mine = entries.filter((e) => field(e, 'p') === project).map((e) => e[0]);
+      if (mine.length > 0) await this.redis.xdel(stream, ...mine);
+      if (entries.length < SCAN_CHUNK) break;
+      start = `${seqOf(entries[entries.length - 1]![0])}-1`;
+    }
+    return through;
+  }
+
   async trim(now = Date.now()): Promise<void> {
     const cutoff = now - this.retention.maxAgeMs;
     for (let shard = 0; shard < this.shards; shard++) {
@@ -206,6 +253,28 @@ export class RedisEventBus implements EventBus {
         }
         start = `${seqOf(entries[entries.length - 1]![0])}-1`;
       }
+    }
+    await this.forgetRedundantPurges();
+  }
+
+  /** A purge point below its shard's first retained entry says nothing the trim check does not. */
+  private async forgetRedundantPurges(): Promise<void> {
+    const marks = await this.redis.hgetall(this.purgedKey());
+    const firsts = new Map<number, number>();
+    for (const [project, value] of Object.entries(marks)) {
+      const shard = this.shardOf(project);
+      let first = firsts.get(shard);
+      if (first === undefined) {
+        const [entries, last] = await Promise.all([
+          this.redis.xrange(this.stream(shard), '-', '+', 'COUNT', 1) as Promise<StreamEntry[]>,
+          this.redis.get(this.counter(shard)),
+        ]);
+        first = entries[0] ? seqOf(entries[0][0]) : Number(last ?? 0) + 1;
+        firsts.set(shard, first);
+      }
+      if (Number(value) >= first) continue;
+      const forget = (this.redis as unknown as { plinthForgetPurge: (...args: string[]) => Promise<number> }).plinthForgetPurge;
+      await forget.call(this.redis, this.purgedKey(), project, value);
     }
   }
 
