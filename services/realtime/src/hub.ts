@@ -265,6 +265,24 @@ export class Hub {
     }
   }
 
+  /**
+   * The project was deleted: closes its connections with 4004 "project deleted" (their
+   * subscriptions and per-project counts go with them) and resolves once they are closed, so a
+   * connection of the old tenant never sees an event of a project re-created with the same id.
+   */
+  async closeProject(project: ProjectId): Promise<void> {
+    const conns = [...this.connections].filter((conn) => conn.project === project);
+    const closed = conns
+      .filter((conn) => conn.ws.readyState !== conn.ws.CLOSED)
+      .map((conn) => new Promise<void>((r) => conn.ws.once('close', () => r())));
+    for (const conn of conns) {
+      conn.dispose();
+      conn.close(CLOSE.projectDeleted, 'project deleted');
+    }
+    // A peer that does not answer the close frame: `ws` ends the socket after its own timeout.
+    await Promise.all(closed);
+  }
+
   /** Closes every connection with 1001 (clients reconnect and resume elsewhere) and stops. */
   async close(): Promise<void> {
     if (this.closing) return;
