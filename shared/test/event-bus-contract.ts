@@ -138,8 +138,11 @@ export function describeEventBusContract(name: string, make: (retention?: EventR
         old.push(await f.bus.publish({ project: P, collection: 'c', kind: 'create', record: rec(`rec_old${i}`, 1, { secret: 'old tenant' }), committed_at: Date.now() }));
         others.push(await f.bus.publish({ project: Q, collection: 'c', kind: 'create', record: rec(`rec_q${i}`), committed_at: Date.now() }));
       }
+      expect(await f.bus.purgedThrough(P)).toBe(0);
       const through = await f.bus.purge(P);
       expect(through).toBeGreaterThan(old[2]!);
+      expect(await f.bus.purgedThrough(P)).toBe(through);
+      expect(await f.bus.purgedThrough(Q)).toBe(0);
       // Every old position of the project now means "resync", and no old event comes back.
       for (const after of [0, old[0]!, old[2]!]) {
         const page = await f.bus.read(P, after);
@@ -184,9 +187,11 @@ export function describeEventBusContract(name: string, make: (retention?: EventR
       await f.bus.trim(now);
       expect((await f.bus.read(P, old)).trimmed).toBe(true);
       expect((await f.bus.read(P, 0)).trimmed).toBe(true);
-      // Everything aged out: old positions still resync.
+      // Everything aged out: old positions still resync, and the purge point is still known.
+      const through = await f.bus.purgedThrough(P);
       await f.bus.trim(now + 3_600_000);
       expect((await f.bus.read(P, old)).trimmed).toBe(true);
+      expect(await f.bus.purgedThrough(P)).toBe(through);
       expect(await f.bus.read(P, await f.bus.head(P))).toMatchObject({ events: [], trimmed: false });
     });
   });

@@ -103,6 +103,12 @@ export interface EventBus {
    * processes. An event published concurrently with the purge may survive it.
    */
   purge(project: ProjectId): Promise<number>;
+  /**
+   * The project's latest purge point (0 when never purged). Kept for good: a realtime replica
+   * the purge call did not reach compares it with the head it saw when a connection opened, and
+   * closes the connections opened before the purge.
+   */
+  purgedThrough(project: ProjectId): Promise<number>;
   /** Drops events beyond the retention (count, and age relative to `now` ms). Safe from several processes. */
   trim(now?: number): Promise<void>;
   /** Stops tails and closes connections. */

@@ -30,7 +30,8 @@ export interface RedisEventBusOptions {
  *
  *   <prefix>s:<n>     stream shard n; entry id `<seq>-0`, fields p (project), t (commit ms), e (JSON)
  *   <prefix>seq:<n>   the last seq assigned in shard n (INCR)
- *   <prefix>purged    hash: project → its purge point (a seq of its shard no event got)
+ *   <prefix>purged    hash: project → its purge point (a seq of its shard no event got); one
+ *                     field per deleted project id, kept for good
  *
  * A project always maps to the same shard, so its seqs only grow. One Lua script assigns the seq
  * and appends (with an approximate MAXLEN), so seq order is append order even with many writers.
@@ -46,12 +47,6 @@ const MARK_PURGE = `
 local through = redis.call('INCR', KEYS[1])
 redis.call('HSET', KEYS[2], ARGV[1], through)
 return through
-`;
-
-/** Deletes a purge point only if it is still the one read (a newer purge may have replaced it). */
-const FORGET_PURGE = `
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
-return 0
 `;
 
 /** Entries examined per XRANGE while purging or trimming. */
@@ -93,7 +88,6 @@ export class RedisEventBus implements EventBus {
     this.ownsConnection = opts.ownsConnection ?? false;
     this.redis.defineCommand('plinthPublishEvent', { numberOfKeys: 2, lua: PUBLISH });
     this.redis.defineCommand('plinthMarkPurge', { numberOfKeys: 2, lua: MARK_PURGE });
-    this.redis.defineCommand('plinthForgetPurge', { numberOfKeys: 1, lua: FORGET_PURGE });
   }
 
   /** Every key this bus writes (tests delete them). */
@@ -254,28 +248,10 @@ export class RedisEventBus implements EventBus {
         start = `${seqOf(entries[entries.length - 1]![0])}-1`;
       }
     }
-    await this.forgetRedundantPurges();
   }
 
-  /** A purge point below its shard's first retained entry says nothing the trim check does not. */
-  private async forgetRedundantPurges(): Promise<void> {
-    const marks = await this.redis.hgetall(this.purgedKey());
-    const firsts = new Map<number, number>();
-    for (const [project, value] of Object.entries(marks)) {
-      const shard = this.shardOf(project);
-      let first = firsts.get(shard);
-      if (first === undefined) {
-        const [entries, last] = await Promise.all([
-          this.redis.xrange(this.stream(shard), '-', '+', 'COUNT', 1) as Promise<StreamEntry[]>,
-          this.redis.get(this.counter(shard)),
-        ]);
-        first = entries[0] ? seqOf(entries[0][0]) : Number(last ?? 0) + 1;
-        firsts.set(shard, first);
-      }
-      if (Number(value) >= first) continue;
-      const forget = (this.redis as unknown as { plinthForgetPurge: (...args: string[]) => Promise<number> }).plinthForgetPurge;
-      await forget.call(this.redis, this.purgedKey(), project, value);
-    }
+  async purgedThrough(project: ProjectId): Promise<number> {
+    return Number((await this.redis.hget(this.purgedKey(), project)) ?? 0);
   }
 
   async close(): Promise<void> {

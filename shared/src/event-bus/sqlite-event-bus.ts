@@ -32,7 +32,7 @@ interface Row {
  * so it only grows). Several processes open the same file; each tails it by polling `seq > last`
  * every `pollMs` (a cheap index range scan), and wakes its own tails immediately on publish.
  * `seq` is one sequence for every project. A purge records its point per project in `purges`
- * (kept until trimming makes it redundant).
+ * (one row per deleted project id, kept for good).
  */
 export class SqliteEventBus implements EventBus {
   private readonly db: SqliteDatabase;
@@ -43,7 +43,7 @@ export class SqliteEventBus implements EventBus {
   private readonly projectAfter: Statement<[string, number, number], Row>;
   private readonly first: Statement<[], { seq: number | null }>;
   private readonly last: Statement<[], { seq: number } | undefined>;
-  private readonly purgedThrough: Statement<[string], { through: number } | undefined>;
+  private readonly purgePoint: Statement<[string], { through: number } | undefined>;
   private readonly tails = new Set<{ listener: EventListener; position: number }>();
   private timer: NodeJS.Timeout | null = null;
   private wakeScheduled = false;
@@ -70,7 +70,7 @@ export class SqliteEventBus implements EventBus {
     this.projectAfter = this.db.prepare('SELECT seq, payload FROM events WHERE project = ? AND seq > ? ORDER BY seq LIMIT ?');
     this.first = this.db.prepare('SELECT min(seq) AS seq FROM events');
     this.last = this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'");
-    this.purgedThrough = this.db.prepare('SELECT through FROM purges WHERE project = ?');
+    this.purgePoint = this.db.prepare('SELECT through FROM purges WHERE project = ?');
   }
 
   private lastAssigned(): number {
@@ -94,7 +94,7 @@ export class SqliteEventBus implements EventBus {
       const rows = this.projectAfter.all(project, after, limit);
       const last = this.lastAssigned();
       const first = this.first.get()?.seq ?? last + 1;
-      const purgedThrough = this.purgedThrough.get(project)?.through ?? 0;
+      const purgedThrough = this.purgePoint.get(project)?.through ?? 0;
       const trimmed = after + 1 < first || after > last || after < purgedThrough;
       const events = rows.map(toEvent);
       const done = rows.length < limit;
@@ -156,11 +156,11 @@ export class SqliteEventBus implements EventBus {
 
   async trim(now = Date.now()): Promise<void> {
     const keepFrom = this.lastAssigned() - this.retention.maxEvents;
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM events WHERE seq <= ? OR committed_at < ?').run(keepFrom, now - this.retention.maxAgeMs);
-      // A purge point below the first retained event says nothing the trim check does not.
-      this.db.prepare('DELETE FROM purges WHERE through < (SELECT coalesce(min(seq), ?) FROM events)').run(this.lastAssigned() + 1);
-    }).immediate();
+    this.db.prepare('DELETE FROM events WHERE seq <= ? OR committed_at < ?').run(keepFrom, now - this.retention.maxAgeMs);
+  }
+
+  async purgedThrough(project: ProjectId): Promise<number> {
+    return this.purgePoint.get(project)?.through ?? 0;
   }
 
   async close(): Promise<void> {
