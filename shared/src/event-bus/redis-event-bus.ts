@@ -235,13 +235,13 @@ export class RedisEventBus implements EventBus {
       // Age: entries are in commit order, so the old ones are a prefix; find its end.
       let start = '-';
       for (;;) {
-        const entries = (await this.redis.xrange(stream, start, '+', 'COUNT', 500)) as StreamEntry[];
+        const entries = (await this.redis.xrange(stream, start, '+', 'COUNT', SCAN_CHUNK)) as StreamEntry[];
         const young = entries.find((e) => Number(field(e, 't')) >= cutoff);
         if (young) {
           await this.redis.xtrim(stream, 'MINID', young[0]);
           break;
         }
-        if (entries.length < 500) {
+        if (entries.length < SCAN_CHUNK) {
           if (entries.length > 0) await this.redis.xtrim(stream, 'MINID', `${seqOf(entries[entries.length - 1]![0]) + 1}-0`);
           break;
         }
