@@ -28,6 +28,7 @@ const CLUSTER_SUITES = [
   '<rootDir>/gateway/test/project-purge.int.test.ts',
   '<rootDir>/services/records/test/api/**/*.test.ts',
   '<rootDir>/services/realtime/test/realtime.int.test.ts',
+  '<rootDir>/services/realtime/test/project-deletion.int.test.ts',
 ];
 
 /** @type {import('jest').Config} */

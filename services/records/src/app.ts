@@ -36,6 +36,8 @@ export interface RecordsAppDeps {
   onPurge?: (project: ProjectId) => void;
   /** Announces committed changes (the EventBus); default: nothing is announced. */
   publish?: PublishChange;
+  /** Forgets the project's announced changes (EventBus.purge) when the project is purged. */
+  purgeEvents?: (project: ProjectId) => Promise<unknown>;
   /** Value, page and query limits (docs/records.md); defaults when absent. */
   limits?: RecordLimits;
   /** Rate limits of record and collection requests; none when absent. */
@@ -90,6 +92,8 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
     nonceStore: deps.nonceStore,
     purge: async (project) => {
       await purgeRecords(deps.store, project);
+      // The change events carry record data: they go too, realtime replicas or not.
+      await deps.purgeEvents?.(project);
       deps.onPurge?.(project);
     },
   });
