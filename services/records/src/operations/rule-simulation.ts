@@ -13,7 +13,7 @@ import {
   type RecordDoc,
 } from '@plinth/shared';
 import type { AccessContext, AccessPolicy, AuthInfo } from '../domain/access-policy';
-import { objectParam, refuseUnknownKeys } from '../domain/collection-definition';
+import { objectParam, parseCollectionName, parseFields, parseRules, refuseUnknownKeys } from '../domain/collection-definition';
 import type { Caller } from './caller';
 import type { CollectionOperations } from './collection-operations';
 
@@ -102,6 +102,23 @@ export class RuleSimulation {
       allowed = this.policy.canUpdate(ctx, collection, before, { ...before, ...(data as Doc) } as RecordDoc);
     }
     return { allowed, operation: op, reason: reasonFor(op, allowed, missing) };
+  }
+
+  /**
+   * Checks rules as saving them would (`POST …/collections/{c}/rules/validate`): against `fields`
+   * when given (a collection not created yet), else against the stored collection's fields.
+   * @throws InvalidRequestError with `details: {field: "rules.<op>", rule, position, reason}`.
+   */
+  async validate(caller: Caller, name: string, body: unknown): Promise<{ valid: true }> {
+    if (caller.keyKind !== 'secret') throw new ForbiddenError('Checking rules needs the secret key.');
+    const b = objectParam('body', body ?? {});
+    refuseUnknownKeys(b, ['fields', 'rules']);
+    const collectionName = parseCollectionName(name);
+    const fields = b.fields === undefined ? (await this.collections.load(caller.project, collectionName)).fields : parseFields(b.fields);
+    const rules = parseRules(b.rules ?? {});
+    const present = Object.fromEntries(Object.entries(rules).filter(([, v]) => v !== null)) as { [k: string]: string };
+    this.policy.validateRules({ name: collectionName, fields, rules: present });
+    return { valid: true };
   }
 
   private read(ctx: AccessContext, collection: Collection, record: RecordDoc | undefined, missing: boolean): SimulationResult {

@@ -77,6 +77,10 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
     res.json(await simulation.simulate(keyOnly(res), param(req, 'collection'), req.body));
   });
 
+  router.post(`${COLLECTION}/rules/validate`, async (req, res) => {
+    res.json(await simulation.validate(keyOnly(res), param(req, 'collection'), req.body));
+  });
+
   router.post(`${COLLECTION}/subscribe`, async (req, res) => {
     res.json({ subscription: await records.subscribe(await caller(req, res), param(req, 'collection'), req.body) });
   });

@@ -118,3 +118,29 @@ describe('bad input', () => {
     expect(missing.body.error).toBe('not_found');
   });
 });
+
+describe('rules/validate (the dashboard checks rules as they are typed)', () => {
+  const validate = (collection: string, body: object, key: 'secret' | 'public' = 'secret') =>
+    api.post(`/collections/${collection}/rules/validate`, body, key);
+
+  it('accepts valid rules against the stored fields, or against given fields for a new collection', async () => {
+    expect((await validate('sim_notes', { rules: { read: 'record.owner == auth.uid' } })).body).toEqual({ valid: true });
+    const fresh = await validate('not_yet', { fields: { owner: { type: 'text' } }, rules: { delete: 'record.owner == auth.uid' } });
+    expect(fresh.status).toBe(200);
+    expect((await api.get('/collections/not_yet')).status).toBe(404);
+  });
+
+  it('a typo is a 400 naming the rule and the position, as saving would answer', async () => {
+    const res = await validate('sim_notes', { rules: { read: 'record.owner == auth.uidd' } });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toMatchObject({ field: 'rules.read', rule: 'read', position: expect.any(Number) });
+    const unknownField = await validate('sim_notes', { rules: { read: 'record.ownr == auth.uid' } });
+    expect(unknownField.status).toBe(400);
+    expect(unknownField.body.details).toMatchObject({ field: 'rules.read', position: 0 });
+  });
+
+  it('needs the secret key, and fields when the collection does not exist', async () => {
+    expect((await validate('sim_notes', { rules: {} }, 'public')).status).toBe(403);
+    expect((await validate('not_yet', { rules: { read: 'true' } })).status).toBe(404);
+  });
+});
