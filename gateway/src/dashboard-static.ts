@@ -36,7 +36,8 @@ const strictHeaders: RequestHandler = (_req, res, next) => {
 export function dashboardRoutes(dir: string = DEFAULT_DASHBOARD_DIR): Router {
   const r = Router();
   const index = path.join(dir, 'index.html');
-  r.get(DASHBOARD_PATH, (_req, res) => res.redirect(301, `${DASHBOARD_PATH}/`));
+  // Exactly `/_` (routing is not strict: a route for `/_` would also match `/_/`).
+  r.use((req, res, next) => (req.path === DASHBOARD_PATH && req.method === 'GET' ? res.redirect(301, `${DASHBOARD_PATH}/`) : next()));
   r.use(`${DASHBOARD_PATH}/`, strictHeaders);
   r.use(
     `${DASHBOARD_PATH}/assets`,

@@ -26,8 +26,8 @@ export function AuthSettings(props: { project: string; secret: string; onSaved: 
   }, [props.project]);
   if (!s) return <ErrorBox error={error} />;
   return (
-    <details class="panel" open={!s.enabled}>
-      <summary>Auth settings {s.enabled ? '(enabled)' : '(disabled: users cannot sign up or sign in)'}</summary>
+    <section class="panel" aria-labelledby="auth-settings-h">
+      <h2 id="auth-settings-h">Auth settings {s.enabled ? '(enabled)' : '(disabled: users cannot sign up or sign in)'}</h2>
       <form
         aria-label="Auth settings"
         onSubmit={async (e) => {
@@ -69,6 +69,6 @@ export function AuthSettings(props: { project: string; secret: string; onSaved: 
         {saved && <span role="status"> Saved.</span>}
         <ErrorBox error={error} />
       </form>
-    </details>
+    </section>
   );
 }
