@@ -45,7 +45,8 @@ describe('the admin dashboard in headless Chromium', () => {
   let p: ProjectAccess;
   const users: { [name: string]: { id: string; email: string } } = {};
 
-  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  // Keys shown once are masked: screenshots may end up in docs.
+  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), mask: [page.locator('.shown-once input')] });
   /** Polls a page expression until it is true (bounded). The CSP forbids eval, so no waitForFunction. */
   async function until(expr: string): Promise<void> {
     for (let i = 0; i < 80; i++) {
