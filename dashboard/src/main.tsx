@@ -9,6 +9,7 @@ import { Records } from './screens/records';
 import { Simulator } from './screens/simulator';
 import { Users } from './screens/users';
 import { Mail } from './screens/mail';
+import { Live } from './screens/live';
 
 /** Hash routes: #/projects, #/p/{project}/{screen}[/{collection}]. */
 function useHash(): string[] {
@@ -28,6 +29,7 @@ const SCREENS = [
   ['simulator', 'Rule simulator'],
   ['users', 'Users'],
   ['mail', 'Mail'],
+  ['live', 'Live'],
 ] as const;
 
 function App() {
@@ -83,6 +85,7 @@ function App() {
         {project && screen === 'simulator' && <Simulator project={project} />}
         {project && screen === 'users' && <Users project={project} />}
         {project && screen === 'mail' && <Mail project={project} />}
+        {project && screen === 'live' && <Live project={project} />}
       </main>
     </div>
   );

@@ -1,14 +1,12 @@
 /**
  * The admin dashboard at /_/ in a real headless Chromium (Debian's `chromium`, driven by
  * playwright-core with the system executable; nothing downloads a browser), against a standalone
- * Plinth listening on a real port. One person's session, screen after screen: sign in with the
+ * Plinth listening on a real port (with WebSocket upgrades). One person's session, screen after screen: sign in with the
  * operator key, a project and a key, a collection with owner-only rules (a typo flagged at its
  * position), records (create, edit with a 409, paging, delete), the rule simulator, users.
  * Screenshots of each screen go to test-artifacts/dashboard/ (git-ignored).
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -26,17 +24,8 @@ const OWNER_ONLY = {
   delete: 'record.owner == auth.uid',
 };
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
 describe('the admin dashboard in headless Chromium', () => {
   let t: TestPlinth;
-  let server: http.Server;
   let browser: BrowserContext;
   let userDataDir: string;
   let page: Page;
@@ -58,11 +47,9 @@ describe('the admin dashboard in headless Chromium', () => {
   const go = (screen: string) => page.click(`header nav a:text-is("${screen}")`);
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await startTestPlinth({ env: { PLINTH_PUBLIC_URL: base, PLINTH_MAIL_POLL_MS: '20' } });
-    server = http.createServer(t.app as http.RequestListener);
-    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    t = await startTestPlinth({ env: { PLINTH_MAIL_POLL_MS: '20' } });
+    // A real port with WebSocket upgrades (the Live screen), closed by t.close().
+    base = await t.url();
     fs.mkdirSync(SHOTS, { recursive: true });
     userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-dashboard-'));
     browser = await chromium.launchPersistentContext(userDataDir, {
@@ -83,10 +70,6 @@ describe('the admin dashboard in headless Chromium', () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (server) {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    }
     await t?.close();
     if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   });
@@ -247,6 +230,32 @@ describe('the admin dashboard in headless Chromium', () => {
     await page.click('button:text-is("Simulate")');
     await expect(page.locator('[aria-label="Residual predicate"]').textContent()).resolves.toContain(users.ada?.id as string);
     await shot('07-simulator');
+  });
+
+  it('Live: subscribes as A over the realtime WebSocket and shows an event as it arrives', async () => {
+    await go('Live');
+    await page.fill('input[name=live-key]', p.publicKey);
+    await page.selectOption('select[name=live-collection]', 'notes');
+    await page.selectOption('select[name=live-user]', users.ada?.id as string);
+    await page.click('button:text-is("Subscribe")');
+    await page.waitForSelector('.live li:has-text("subscribed:")');
+    const created = await projectCall<{ record: { id: string } }>(p, 'POST', '/collections/notes/records', {
+      key: p.secretKey,
+      body: { data: { owner: users.ada?.id, body: 'live one' } },
+    });
+    expect(created.status).toBe(201);
+    await page.waitForSelector(`.live li:has-text("create ${created.body.record.id}")`);
+    // B's record is not A's to see: it never arrives.
+    await projectCall(p, 'POST', '/collections/notes/records', { key: p.secretKey, body: { data: { owner: users.bob?.id, body: 'not for ada' } } });
+    const marker = await projectCall<{ record: { id: string } }>(p, 'POST', '/collections/notes/records', {
+      key: p.secretKey,
+      body: { data: { owner: users.ada?.id, body: 'after' } },
+    });
+    await page.waitForSelector(`.live li:has-text("create ${marker.body.record.id}")`);
+    await expect(page.locator('.live li:has-text("not for ada")').count()).resolves.toBe(0);
+    await shot('09b-live');
+    await page.click('button:text-is("Disconnect")');
+    await page.waitForSelector('[aria-label=Subscribe] [role=status]:text-is("closed")');
   });
 
   it("disables a user, whose sign-in is then refused; mail; no layout break at 375×800", async () => {
