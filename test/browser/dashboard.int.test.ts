@@ -221,6 +221,7 @@ describe('the admin dashboard in headless Chromium', () => {
     await page.selectOption('select[name=sim-user]', users.bob?.id as string);
     await page.click('button:text-is("Simulate")');
     await expect(page.locator('[aria-label=Verdict] .big').textContent()).resolves.toBe('Refused');
+    await shot('07a-simulator-refused');
     await page.selectOption('select[name=sim-user]', users.ada?.id as string);
     await page.click('button:text-is("Simulate")');
     await page.waitForSelector('[aria-label=Verdict].allowed');
