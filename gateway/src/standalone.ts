@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     `Plinth is running (standalone) at ${url}`,
     `  listening on:    ${config.HOST}:${served.port}${config.HOST === '127.0.0.1' ? ' (this machine only; set HOST=0.0.0.0 to accept other machines)' : ''}`,
     `  data directory:  ${config.PLINTH_DATA_DIR}`,
+    `  dashboard:       ${url}/_/   (sign in with the operator key)`,
     admin.source === 'env'
       ? '  operator key:    from PLINTH_ADMIN_KEY'
       : `  operator key:    ${admin.key}   (stored in ${config.PLINTH_DATA_DIR}/credentials.json)`,

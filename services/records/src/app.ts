@@ -13,6 +13,7 @@ import { CollectionOperations } from './operations/collection-operations';
 import type { PublishChange } from './operations/publish-change';
 import { RecordImport } from './operations/record-import';
 import { RecordOperations } from './operations/record-operations';
+import { RuleSimulation } from './operations/rule-simulation';
 import { DEFAULT_LIMITS, type RecordLimits } from './domain/limits';
 import { createRecordsRateLimits, type RecordsRateLimitOptions } from './routes/rate-limits';
 import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
@@ -73,6 +74,7 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
     collections,
     records,
     importer,
+    simulation: new RuleSimulation(collections, deps.policy, deps.clock),
     authenticateUser,
     rateLimits: deps.rateLimits && createRecordsRateLimits(deps.rateLimits),
   });
