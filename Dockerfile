@@ -14,10 +14,12 @@ COPY services/records/package.json services/records/
 COPY services/auth/package.json services/auth/
 COPY services/mailer/package.json services/mailer/
 COPY services/realtime/package.json services/realtime/
+COPY dashboard/package.json dashboard/
 RUN npm install --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 bcrypt msgpackr-extract
 COPY shared shared
 COPY gateway gateway
 COPY services services
+COPY dashboard dashboard
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim AS runtime
@@ -39,6 +41,8 @@ COPY --from=build --chown=node:node /app/services/mailer/package.json services/m
 COPY --from=build --chown=node:node /app/services/mailer/dist services/mailer/dist
 COPY --from=build --chown=node:node /app/services/realtime/package.json services/realtime/
 COPY --from=build --chown=node:node /app/services/realtime/dist services/realtime/dist
+# The admin dashboard's static files, served by the gateway at /_/.
+COPY --from=build --chown=node:node /app/dashboard/dist dashboard/dist
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080

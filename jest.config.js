@@ -26,8 +26,10 @@ const common = {
 const CLUSTER_SUITES = [
   '<rootDir>/gateway/test/gateway.int.test.ts',
   '<rootDir>/gateway/test/project-purge.int.test.ts',
+  '<rootDir>/gateway/test/dashboard-static.int.test.ts',
   '<rootDir>/services/records/test/api/**/*.test.ts',
   '<rootDir>/services/realtime/test/realtime.int.test.ts',
+  '<rootDir>/services/realtime/test/project-deletion.int.test.ts',
 ];
 
 /** @type {import('jest').Config} */

@@ -23,6 +23,7 @@ import { KeyAuthenticator } from './key-authenticator';
 import { ProjectDeletion } from './purge/project-deletion';
 import type { ServicePurge } from './purge/service-purges';
 import { adminRoutes } from './routes/admin';
+import { dashboardRoutes } from './dashboard-static';
 import { REALTIME_ROUTE, realtimeUpgradeHandler, type UpgradeTarget } from './realtime-upgrade';
 import { matchRoute, type ServiceName } from './routing';
 import type { ProjectStore } from './store/project-store';
@@ -55,6 +56,8 @@ export interface GatewayOptions {
   purgeRetryMs?: number;
   /** Where WebSocket upgrades of `/v1/projects/{p}/realtime` go; without it they answer 503. */
   realtime?: UpgradeTarget;
+  /** The built admin dashboard served at `/_/` (default dashboard/dist of this checkout). */
+  dashboardDir?: string;
 }
 
 export interface Gateway {
@@ -142,6 +145,7 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     const key = bearer(req.headers.authorization);
     next(key && safeEqual(key, opts.adminKey) ? undefined : new UnauthorizedError('/metrics needs the operator key.'));
   }, metrics.handler);
+  app.use(dashboardRoutes(opts.dashboardDir));
   app.use(bodyLimit);
   app.use(bodyDeadline(opts.bodyTimeoutMs ?? 10_000));
   app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey, deletion }));

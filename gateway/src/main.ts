@@ -28,10 +28,13 @@ async function main(): Promise<void> {
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
     trustProxy: config.PLINTH_TRUST_PROXY,
     bodyTimeoutMs: config.PLINTH_BODY_TIMEOUT_MS,
-    // Every replica listed in each URL variable purges (and drops its caches); auth first.
+    // Every replica listed in each URL variable purges (and drops its caches); auth first, then
+    // realtime closes the project's connections (each replica its own), records deletes the
+    // data and the change events.
     purges: httpPurges(
       [
         ['auth', parseUrlList(config.AUTH_URL)],
+        ...(config.REALTIME_URL ? [['realtime', parseUrlList(config.REALTIME_URL)] as [string, string[]]] : []),
         ['records', parseUrlList(config.RECORDS_URL)],
         ['mailer', parseUrlList(config.MAILER_URL)],
       ],

@@ -65,8 +65,9 @@ export async function composeStandalone(
     consume: opts.consumeMail,
     mailSettings: { forProject: async (project) => auth.settings.get(project) },
   });
-  // Auth first: its sessions are revoked before anything else is deleted.
-  const purges = inProcessPurges([auth, records, mailer]);
+  // Auth first: its sessions are revoked before anything else is deleted. Then realtime closes
+  // the project's connections, records deletes its data and change events, the mailer its mail.
+  const purges = inProcessPurges([auth, realtime, records, mailer]);
   const gateway = createGatewayApp({
     store,
     upstreams: {

@@ -112,6 +112,7 @@ function printBanner(config: StandaloneConfig, port: number, admin: AdminKey, de
     `  listening on:    ${config.HOST}:${port}${config.HOST === '127.0.0.1' ? ' (this machine only; set HOST=0.0.0.0 to accept other machines)' : ''}`,
     `  data directory:  ${config.PLINTH_DATA_DIR}`,
     `  workers:         ${workers}${workers > 1 ? ' (PLINTH_WORKERS)' : ''}`,
+    `  dashboard:       ${url}/_/   (sign in with the operator key)`,
     admin.source === 'env'
       ? '  operator key:    from PLINTH_ADMIN_KEY'
       : `  operator key:    ${admin.key}   (stored in ${config.PLINTH_DATA_DIR}/credentials.json)`,

@@ -129,5 +129,70 @@ export function describeEventBusContract(name: string, make: (retention?: EventR
       const seq = await f.bus.publish({ project: P, collection: 'c', kind: 'create', record: rec('rec_1'), committed_at: 0 });
       expect((await f.bus.read(P, seq + 1000)).trimmed).toBe(true);
     });
+
+    it('purge forgets a project’s events, leaves other projects alone, and refuses old positions', async () => {
+      f = await make();
+      const old: number[] = [];
+      const others: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        old.push(await f.bus.publish({ project: P, collection: 'c', kind: 'create', record: rec(`rec_old${i}`, 1, { secret: 'old tenant' }), committed_at: Date.now() }));
+        others.push(await f.bus.publish({ project: Q, collection: 'c', kind: 'create', record: rec(`rec_q${i}`), committed_at: Date.now() }));
+      }
+      expect(await f.bus.purgedThrough(P)).toBe(0);
+      const through = await f.bus.purge(P);
+      expect(through).toBeGreaterThan(old[2]!);
+      expect(await f.bus.purgedThrough(P)).toBe(through);
+      expect(await f.bus.purgedThrough(Q)).toBe(0);
+      // Every old position of the project now means "resync", and no old event comes back.
+      for (const after of [0, old[0]!, old[2]!]) {
+        const page = await f.bus.read(P, after);
+        expect(page.trimmed).toBe(true);
+        expect(page.events).toEqual([]);
+      }
+      // Another instance (another process) sees the same.
+      const other = await f.reopen();
+      extra.push(other);
+      expect(await other.read(P, 0)).toMatchObject({ events: [], trimmed: true });
+      // The other project keeps its events and positions (a position before the purged events
+      // may be answered with a conservative resync: the purged ones were the oldest retained).
+      expect((await f.bus.read(Q, 0)).events.map((e) => e.seq)).toEqual(others);
+      const q = await f.bus.read(Q, others[0]!);
+      expect(q.trimmed).toBe(false);
+      expect(q.events.map((e) => e.seq)).toEqual(others.slice(1));
+
+      // Re-created: seqs continue above the purge point; a reader from the head gets only new events.
+      const head = await f.bus.head(P);
+      expect(head).toBeGreaterThanOrEqual(through);
+      const fresh = await f.bus.publish({ project: P, collection: 'c', kind: 'create', record: rec('rec_new'), committed_at: Date.now() });
+      expect(fresh).toBeGreaterThan(through);
+      const fromHead = await f.bus.read(P, head);
+      expect(fromHead.trimmed).toBe(false);
+      expect(fromHead.events.map((e) => e.record?.id)).toEqual(['rec_new']);
+      // An old tenant's position still answers "resync", never the new tenant's events as a replay.
+      expect((await f.bus.read(P, old[2]!)).trimmed).toBe(true);
+      expect((await other.read(P, old[1]!)).trimmed).toBe(true);
+      // Purging again (another replica) is harmless.
+      expect(await other.purge(P)).toBeGreaterThan(fresh);
+      expect((await f.bus.read(P, 0)).events).toEqual([]);
+      expect((await f.bus.read(Q, 0)).events.map((e) => e.seq)).toEqual(others);
+    });
+
+    it('a purge point survives trimming as long as it matters', async () => {
+      f = await make({ maxEvents: 100_000, maxAgeMs: 60_000 });
+      const now = Date.now();
+      const old = await f.bus.publish({ project: P, collection: 'c', kind: 'create', record: rec('rec_old'), committed_at: now });
+      await f.bus.publish({ project: Q, collection: 'c', kind: 'create', record: rec('rec_q'), committed_at: now - 120_000 });
+      await f.bus.purge(P);
+      await f.bus.publish({ project: Q, collection: 'c', kind: 'create', record: rec('rec_q2'), committed_at: now });
+      await f.bus.trim(now);
+      expect((await f.bus.read(P, old)).trimmed).toBe(true);
+      expect((await f.bus.read(P, 0)).trimmed).toBe(true);
+      // Everything aged out: old positions still resync, and the purge point is still known.
+      const through = await f.bus.purgedThrough(P);
+      await f.bus.trim(now + 3_600_000);
+      expect((await f.bus.read(P, old)).trimmed).toBe(true);
+      expect(await f.bus.purgedThrough(P)).toBe(through);
+      expect(await f.bus.read(P, await f.bus.head(P))).toMatchObject({ events: [], trimmed: false });
+    });
   });
 }

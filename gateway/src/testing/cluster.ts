@@ -111,6 +111,7 @@ async function deleteEventStreams(env: NodeJS.ProcessEnv): Promise<void> {
   try {
     const shards = Number(env.PLINTH_EVENTS_SHARDS ?? 8);
     const keys = Array.from({ length: shards }, (_, i) => [`${env.PLINTH_EVENTS_PREFIX}s:${i}`, `${env.PLINTH_EVENTS_PREFIX}seq:${i}`]).flat();
+    keys.push(`${env.PLINTH_EVENTS_PREFIX}purged`);
     await redis.del(...keys);
   } catch {
     // Cleaning up is best effort: the keys are prefixed with the run's random id.

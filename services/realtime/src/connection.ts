@@ -43,6 +43,8 @@ export class Connection {
   token: string | null = null;
   claims: TokenClaims | null = null;
   lastSeen = Date.now();
+  /** The event log's head when the connection was accepted (a later purge of the project closes it). */
+  openedAt = 0;
   closed = false;
   private expiryTimer: NodeJS.Timeout | null = null;
 

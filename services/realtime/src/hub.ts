@@ -76,6 +76,7 @@ export class Hub {
   private readonly replay = new ReplayGuard();
   private stopTail: (() => void) | null = null;
   private checkingRevocations = false;
+  private checkingPurges = false;
   private closing = false;
 
   constructor(private readonly deps: HubDeps) {
@@ -92,6 +93,7 @@ export class Hub {
     this.stopTail = await this.bus.tail((events) => this.onEvents(events));
     this.timers.push(setInterval(() => this.heartbeat(), this.limits.pingIntervalMs));
     if (this.deps.revocations) this.timers.push(setInterval(() => void this.checkRevocations(), this.limits.revocationCheckMs));
+    this.timers.push(setInterval(() => void this.checkPurges(), this.limits.revocationCheckMs));
     for (const t of this.timers) t.unref?.();
   }
 
@@ -135,11 +137,19 @@ export class Hub {
       refuseUpgrade(socket, new UnauthorizedError('This service only accepts connections from the Plinth gateway.'));
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, project as ProjectId, keyKind));
+    // The log's head before accepting: a purge of the project after this point closes the connection.
+    this.bus.head(project as ProjectId).then(
+      (openedAt) => {
+        if (this.closing) refuseUpgrade(socket, new PlinthError('unavailable', 'This realtime replica is shutting down; connect again.'));
+        else this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, project as ProjectId, keyKind, openedAt));
+      },
+      () => refuseUpgrade(socket, new PlinthError('unavailable', 'The event log cannot be reached; connect again.')),
+    );
   }
 
-  private attach(ws: WebSocket, project: ProjectId, keyKind: KeyKind): void {
+  private attach(ws: WebSocket, project: ProjectId, keyKind: KeyKind, openedAt: number): void {
     const conn = new Connection(ws, project, keyKind, this);
+    conn.openedAt = openedAt;
     const count = this.perProject.get(project) ?? 0;
     if (count >= this.limits.maxConnectionsPerProject) {
       const max = this.limits.maxConnectionsPerProject;
@@ -263,6 +273,52 @@ export class Hub {
     } finally {
       this.checkingRevocations = false;
     }
+  }
+
+  /**
+   * Backstop for a replica the gateway's purge call did not reach (several pods behind one
+   * Service URL): a connection opened before its project's latest purge point is closed as in
+   * closeProject. One lookup per project with connections.
+   */
+  private async checkPurges(): Promise<void> {
+    if (this.checkingPurges) return;
+    this.checkingPurges = true;
+    try {
+      const projects = new Set([...this.connections].map((conn) => conn.project));
+      await Promise.all(
+        [...projects].map(async (project) => {
+          const through = await this.bus.purgedThrough(project);
+          if (through === 0) return;
+          for (const conn of this.connections) {
+            if (conn.project !== project || conn.closed || conn.openedAt >= through) continue;
+            conn.dispose();
+            conn.close(CLOSE.projectDeleted, 'project deleted');
+          }
+        }),
+      );
+    } catch (err) {
+      this.logger.warn({ err }, 'purge check failed');
+    } finally {
+      this.checkingPurges = false;
+    }
+  }
+
+  /**
+   * The project was deleted: closes its connections with 4004 "project deleted" (their
+   * subscriptions and per-project counts go with them) and resolves once they are closed, so a
+   * connection of the old tenant never sees an event of a project re-created with the same id.
+   */
+  async closeProject(project: ProjectId): Promise<void> {
+    const conns = [...this.connections].filter((conn) => conn.project === project);
+    const closed = conns
+      .filter((conn) => conn.ws.readyState !== conn.ws.CLOSED)
+      .map((conn) => new Promise<void>((r) => conn.ws.once('close', () => r())));
+    for (const conn of conns) {
+      conn.dispose();
+      conn.close(CLOSE.projectDeleted, 'project deleted');
+    }
+    // A peer that does not answer the close frame: `ws` ends the socket after its own timeout.
+    await Promise.all(closed);
   }
 
   /** Closes every connection with 1001 (clients reconnect and resume elsewhere) and stops. */

@@ -12,6 +12,8 @@ export const CLOSE = {
   tooBig: 1009,
   /** No message and no pong for REALTIME_IDLE_TIMEOUT_MS. */
   idle: 4002,
+  /** The project was deleted: its connections end; do not reconnect with the old keys. */
+  projectDeleted: 4004,
   /** The client did not read fast enough: its send buffer passed REALTIME_MAX_BUFFERED_BYTES. */
   slowConsumer: 4008,
   /** The project already has REALTIME_MAX_CONNECTIONS_PER_PROJECT connections on this replica. */

@@ -94,12 +94,15 @@ export async function buildRealtimeService(config: RealtimeConfig, logger: Logge
     ready: async () => {
       await bus.head(asProjectId('readyz'));
     },
+    // A deleted project: its connections end (4004); the records service purges its events.
+    purge: (project) => hub.closeProject(project),
   });
   return {
     name: 'realtime',
     app,
     handleUpgrade: (req, socket, head) => hub.handleUpgrade(req, socket, head),
     closeConnections: () => hub.close(),
+    purge: (project) => hub.closeProject(project),
     close: async () => {
       stopTrimming();
       await hub.close();

@@ -13,6 +13,7 @@ import { CollectionOperations } from './operations/collection-operations';
 import type { PublishChange } from './operations/publish-change';
 import { RecordImport } from './operations/record-import';
 import { RecordOperations } from './operations/record-operations';
+import { RuleSimulation } from './operations/rule-simulation';
 import { DEFAULT_LIMITS, type RecordLimits } from './domain/limits';
 import { createRecordsRateLimits, type RecordsRateLimitOptions } from './routes/rate-limits';
 import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
@@ -36,6 +37,8 @@ export interface RecordsAppDeps {
   onPurge?: (project: ProjectId) => void;
   /** Announces committed changes (the EventBus); default: nothing is announced. */
   publish?: PublishChange;
+  /** Forgets the project's announced changes (EventBus.purge) when the project is purged. */
+  purgeEvents?: (project: ProjectId) => Promise<unknown>;
   /** Value, page and query limits (docs/records.md); defaults when absent. */
   limits?: RecordLimits;
   /** Rate limits of record and collection requests; none when absent. */
@@ -71,6 +74,7 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
     collections,
     records,
     importer,
+    simulation: new RuleSimulation(collections, deps.policy, deps.clock),
     authenticateUser,
     rateLimits: deps.rateLimits && createRecordsRateLimits(deps.rateLimits),
   });
@@ -90,6 +94,8 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
     nonceStore: deps.nonceStore,
     purge: async (project) => {
       await purgeRecords(deps.store, project);
+      // The change events carry record data: they go too, realtime replicas or not.
+      await deps.purgeEvents?.(project);
       deps.onPurge?.(project);
     },
   });

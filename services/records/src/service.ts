@@ -100,6 +100,7 @@ export async function buildRecordsService(
         logger.error({ err, project: event.project, collection: event.collection, kind: event.kind }, 'change event not published');
       }
     },
+    purgeEvents: (project) => events.purge(project),
     limits: limitsFromConfig(config),
     rateLimits: {
       perPublicKey: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
@@ -120,6 +121,8 @@ export async function buildRecordsService(
     app,
     purge: async (project) => {
       await purgeRecords(store, project);
+      // The change events carry record data: they go too, realtime replicas or not.
+      await events.purge(project);
       tokens?.forget(project);
     },
     subscribe,

@@ -25,7 +25,8 @@ export interface ChangeEventInput {
 export interface ChangeEvent extends ChangeEventInput {
   /**
    * Position of the event in its project's log. Strictly increasing within a project, in commit
-   * order of publication; numbers may be skipped (other projects share the sequence).
+   * order of publication; numbers may be skipped (other projects share the sequence, and a purge
+   * of the project takes one). Never reused: a project purged and created again continues above.
    */
   seq: number;
 }
@@ -86,6 +87,28 @@ export interface EventBus {
    * function that stops it.
    */
   tail(listener: EventListener): Promise<() => void>;
+  /**
+   * Forgets every event of `project` (a deleted project; the events carry record data), and
+   * returns the purge point: a seq greater than every seq the project had, never given to an
+   * event. Afterwards:
+   * - `read(project, after)` returns none of the purged events, and reports `trimmed` for any
+   *   `after` below the purge point, so a reader holding a position from before the purge (an
+   *   old tenant's `resume_from`) is told to resync instead of replaying;
+   * - seqs do not restart: events published for the project later (a project re-created with the
+   *   same id) get seqs above the purge point, and `head(project)` is at least the purge point;
+   * - other projects' events and seqs are untouched (a reader of another project positioned
+   *   before the purged events may be answered `trimmed` when they were the oldest retained: a
+   *   conservative answer, never a gap).
+   * Idempotent; bounded by the retained log (the adapter documents its cost). Safe from several
+   * processes. An event published concurrently with the purge may survive it.
+   */
+  purge(project: ProjectId): Promise<number>;
+  /**
+   * The project's latest purge point (0 when never purged). Kept for good: a realtime replica
+   * the purge call did not reach compares it with the head it saw when a connection opened, and
+   * closes the connections opened before the purge.
+   */
+  purgedThrough(project: ProjectId): Promise<number>;
   /** Drops events beyond the retention (count, and age relative to `now` ms). Safe from several processes. */
   trim(now?: number): Promise<void>;
   /** Stops tails and closes connections. */

@@ -30,6 +30,8 @@ export interface RedisEventBusOptions {
  *
  *   <prefix>s:<n>     stream shard n; entry id `<seq>-0`, fields p (project), t (commit ms), e (JSON)
  *   <prefix>seq:<n>   the last seq assigned in shard n (INCR)
+ *   <prefix>purged    hash: project → its purge point (a seq of its shard no event got); one
+ *                     field per deleted project id, kept for good
  *
  * A project always maps to the same shard, so its seqs only grow. One Lua script assigns the seq
  * and appends (with an approximate MAXLEN), so seq order is append order even with many writers.
@@ -39,6 +41,16 @@ local seq = redis.call('INCR', KEYS[2])
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'p', ARGV[2], 't', ARGV[3], 'e', ARGV[4])
 return seq
 `;
+
+/** Takes the shard's next seq as the project's purge point. */
+const MARK_PURGE = `
+local through = redis.call('INCR', KEYS[1])
+redis.call('HSET', KEYS[2], ARGV[1], through)
+return through
+`;
+
+/** Entries examined per XRANGE while purging or trimming. */
+const SCAN_CHUNK = 500;
 
 type StreamEntry = [id: string, fields: string[]];
 
@@ -75,12 +87,14 @@ export class RedisEventBus implements EventBus {
     this.blockMs = opts.blockMs ?? 2000;
     this.ownsConnection = opts.ownsConnection ?? false;
     this.redis.defineCommand('plinthPublishEvent', { numberOfKeys: 2, lua: PUBLISH });
+    this.redis.defineCommand('plinthMarkPurge', { numberOfKeys: 2, lua: MARK_PURGE });
   }
 
   /** Every key this bus writes (tests delete them). */
   keys(): string[] {
     const out: string[] = [];
     for (let i = 0; i < this.shards; i++) out.push(this.stream(i), this.counter(i));
+    out.push(this.purgedKey());
     return out;
   }
 
@@ -97,6 +111,9 @@ export class RedisEventBus implements EventBus {
   }
   private counter(shard: number): string {
     return `${this.prefix}seq:${shard}`;
+  }
+  private purgedKey(): string {
+    return `${this.prefix}purged`;
   }
 
   async publish(event: ChangeEventInput): Promise<number> {
@@ -127,6 +144,7 @@ export class RedisEventBus implements EventBus {
       .xrange(stream, '-', '+', 'COUNT', 1)
       .xrange(stream, `${after}-1`, '+', 'COUNT', limit)
       .get(this.counter(shard))
+      .hget(this.purgedKey(), project)
       .exec();
     if (!replies) throw new Error('event bus read was aborted');
     for (const [err] of replies) if (err) throw err;
@@ -134,7 +152,8 @@ export class RedisEventBus implements EventBus {
     const page = replies[1]![1] as StreamEntry[];
     const last = Number((replies[2]![1] as string | null) ?? 0);
     const first = firstEntries[0] ? seqOf(firstEntries[0][0]) : last + 1;
-    const trimmed = after + 1 < first || after > last;
+    const purgedThrough = Number((replies[3]![1] as string | null) ?? 0);
+    const trimmed = after + 1 < first || after > last || after < purgedThrough;
     const done = page.length < limit;
     const events = page.filter((e) => field(e, 'p') === project).map(toEvent);
     const next = done ? Math.max(after, last) : seqOf(page[page.length - 1]![0]);
@@ -186,6 +205,28 @@ export class RedisEventBus implements EventBus {
     return stop;
   }
 
+  /**
+   * Marks the purge point first (readers resync from then on), then walks the project's shard
+   * stream up to it with XRANGE, SCAN_CHUNK entries at a time, and XDELs the project's entries.
+   * Bounded: a shard holds about maxEvents / shards entries, so at most that many are examined
+   * (one round trip per chunk); other projects' entries stay.
+   */
+  async purge(project: ProjectId): Promise<number> {
+    const shard = this.shardOf(project);
+    const stream = this.stream(shard);
+    const mark = (this.redis as unknown as { plinthMarkPurge: (...args: string[]) => Promise<number> }).plinthMarkPurge;
+    const through = Number(await mark.call(this.redis, this.counter(shard), this.purgedKey(), project));
+    let start = '-';
+    for (;;) {
+      const entries = (await this.redis.xrange(stream, start, `${through}-0`, 'COUNT', SCAN_CHUNK)) as StreamEntry[];
+      const mine = entries.filter((e) => field(e, 'p') === project).map((e) => e[0]);
+      if (mine.length > 0) await this.redis.xdel(stream, ...mine);
+      if (entries.length < SCAN_CHUNK) break;
+      start = `${seqOf(entries[entries.length - 1]![0])}-1`;
+    }
+    return through;
+  }
+
   async trim(now = Date.now()): Promise<void> {
     const cutoff = now - this.retention.maxAgeMs;
     for (let shard = 0; shard < this.shards; shard++) {
@@ -194,19 +235,23 @@ export class RedisEventBus implements EventBus {
       // Age: entries are in commit order, so the old ones are a prefix; find its end.
       let start = '-';
       for (;;) {
-        const entries = (await this.redis.xrange(stream, start, '+', 'COUNT', 500)) as StreamEntry[];
+        const entries = (await this.redis.xrange(stream, start, '+', 'COUNT', SCAN_CHUNK)) as StreamEntry[];
         const young = entries.find((e) => Number(field(e, 't')) >= cutoff);
         if (young) {
           await this.redis.xtrim(stream, 'MINID', young[0]);
           break;
         }
-        if (entries.length < 500) {
+        if (entries.length < SCAN_CHUNK) {
           if (entries.length > 0) await this.redis.xtrim(stream, 'MINID', `${seqOf(entries[entries.length - 1]![0]) + 1}-0`);
           break;
         }
         start = `${seqOf(entries[entries.length - 1]![0])}-1`;
       }
     }
+  }
+
+  async purgedThrough(project: ProjectId): Promise<number> {
+    return Number((await this.redis.hget(this.purgedKey(), project)) ?? 0);
   }
 
   async close(): Promise<void> {

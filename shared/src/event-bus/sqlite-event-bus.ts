@@ -31,7 +31,8 @@ interface Row {
  * EventBus on a SQLite file in WAL mode: one table, `seq` an AUTOINCREMENT key (never reused,
  * so it only grows). Several processes open the same file; each tails it by polling `seq > last`
  * every `pollMs` (a cheap index range scan), and wakes its own tails immediately on publish.
- * `seq` is one sequence for every project.
+ * `seq` is one sequence for every project. A purge records its point per project in `purges`
+ * (one row per deleted project id, kept for good).
  */
 export class SqliteEventBus implements EventBus {
   private readonly db: SqliteDatabase;
@@ -43,6 +44,7 @@ export class SqliteEventBus implements EventBus {
   private readonly projectAfter: Statement<[string, number, number], Row>;
   private readonly first: Statement<[], { seq: number | null }>;
   private readonly last: Statement<[], { seq: number } | undefined>;
+  private readonly purgePoint: Statement<[string], { through: number } | undefined>;
   private readonly tails = new Set<{ listener: EventListener; position: number }>();
   private timer: NodeJS.Timeout | null = null;
   private wakeScheduled = false;
@@ -59,6 +61,10 @@ export class SqliteEventBus implements EventBus {
         payload TEXT NOT NULL
       );
       CREATE INDEX IF NOT EXISTS events_project_seq ON events (project, seq);
+      CREATE TABLE IF NOT EXISTS purges (
+        project TEXT PRIMARY KEY,
+        through INTEGER NOT NULL
+      );
     `);
     this.writes = new WriteRetry(this.db);
     this.insert = this.db.prepare('INSERT INTO events (project, committed_at, payload) VALUES (?, ?, ?)');
@@ -66,6 +72,7 @@ export class SqliteEventBus implements EventBus {
     this.projectAfter = this.db.prepare('SELECT seq, payload FROM events WHERE project = ? AND seq > ? ORDER BY seq LIMIT ?');
     this.first = this.db.prepare('SELECT min(seq) AS seq FROM events');
     this.last = this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'");
+    this.purgePoint = this.db.prepare('SELECT through FROM purges WHERE project = ?');
   }
 
   private lastAssigned(): number {
@@ -90,7 +97,8 @@ export class SqliteEventBus implements EventBus {
       const rows = this.projectAfter.all(project, after, limit);
       const last = this.lastAssigned();
       const first = this.first.get()?.seq ?? last + 1;
-      const trimmed = after + 1 < first || after > last;
+      const purgedThrough = this.purgePoint.get(project)?.through ?? 0;
+      const trimmed = after + 1 < first || after > last || after < purgedThrough;
       const events = rows.map(toEvent);
       const done = rows.length < limit;
       return { events, trimmed, next: done ? Math.max(after, last) : rows[rows.length - 1]!.seq, done };
@@ -132,9 +140,30 @@ export class SqliteEventBus implements EventBus {
     }
   }
 
+  /**
+   * One write transaction: takes the next seq as the purge point (the AUTOINCREMENT counter in
+   * `sqlite_sequence` moves past it, so no event ever gets it), records it in `purges`, and
+   * deletes the project's events through the index on (project, seq). Cost: the project's
+   * retained events.
+   */
+  async purge(project: ProjectId): Promise<number> {
+    return this.db.transaction((): number => {
+      const through = this.lastAssigned() + 1;
+      const moved = this.db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'events'").run(through);
+      if (moved.changes === 0) this.db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)").run(through);
+      this.db.prepare('INSERT INTO purges (project, through) VALUES (?, ?) ON CONFLICT (project) DO UPDATE SET through = excluded.through').run(project, through);
+      this.db.prepare('DELETE FROM events WHERE project = ? AND seq <= ?').run(project, through);
+      return through;
+    }).immediate();
+  }
+
   async trim(now = Date.now()): Promise<void> {
     const keepFrom = this.lastAssigned() - this.retention.maxEvents;
     this.db.prepare('DELETE FROM events WHERE seq <= ? OR committed_at < ?').run(keepFrom, now - this.retention.maxAgeMs);
+  }
+
+  async purgedThrough(project: ProjectId): Promise<number> {
+    return this.purgePoint.get(project)?.through ?? 0;
   }
 
   async close(): Promise<void> {

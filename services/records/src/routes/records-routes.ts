@@ -10,6 +10,7 @@ import type { Caller } from '../operations/caller';
 import type { CollectionOperations } from '../operations/collection-operations';
 import type { RecordImport } from '../operations/record-import';
 import type { RecordOperations } from '../operations/record-operations';
+import type { RuleSimulation } from '../operations/rule-simulation';
 import type { RecordsRateLimits } from './rate-limits';
 
 export type AuthenticateUser = (req: Request) => Promise<AuthInfo | null>;
@@ -18,6 +19,7 @@ export interface RecordsRoutesDeps {
   collections: CollectionOperations;
   records: RecordOperations;
   importer: RecordImport;
+  simulation: RuleSimulation;
   authenticateUser: AuthenticateUser;
   /** Per-key and per-user request limits; none when absent (tests of other concerns). */
   rateLimits?: RecordsRateLimits;
@@ -33,7 +35,7 @@ function param(req: Request, name: string): string {
 }
 
 export function recordsRoutes(deps: RecordsRoutesDeps): Router {
-  const { collections, records, importer, authenticateUser, rateLimits } = deps;
+  const { collections, records, importer, simulation, authenticateUser, rateLimits } = deps;
   const router = Router();
   if (rateLimits) router.use(COLLECTIONS, rateLimits.perKey);
 
@@ -69,6 +71,14 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
     const name = param(req, 'collection');
     await collections.delete(keyOnly(res), name);
     res.json({ deleted: true, name });
+  });
+
+  router.post(`${COLLECTION}/rules/simulate`, async (req, res) => {
+    res.json(await simulation.simulate(keyOnly(res), param(req, 'collection'), req.body));
+  });
+
+  router.post(`${COLLECTION}/rules/validate`, async (req, res) => {
+    res.json(await simulation.validate(keyOnly(res), param(req, 'collection'), req.body));
   });
 
   router.post(`${COLLECTION}/subscribe`, async (req, res) => {

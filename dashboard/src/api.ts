@@ -1,0 +1,100 @@
+/** A tiny typed client of Plinth's public HTTP API (same origin as the dashboard). */
+
+export interface ApiErrorBody {
+  error: string;
+  message: string;
+  details?: { [k: string]: unknown };
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody,
+  ) {
+    super(body.message);
+  }
+}
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** Calls the API with a bearer key; resolves the JSON answer, rejects with ApiError (the API's own message). */
+export async function call<T>(key: string, method: Method, path: string, body?: unknown): Promise<T> {
+  const headers: { [k: string]: string } = { Authorization: `Bearer ${key}` };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, { error: 'unavailable', message: 'The server cannot be reached.' });
+  }
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text === '' ? null : JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  if (!res.ok) {
+    const b = json as Partial<ApiErrorBody> | null;
+    throw new ApiError(res.status, {
+      error: typeof b?.error === 'string' ? b.error : 'internal',
+      message: typeof b?.message === 'string' ? b.message : `HTTP ${res.status}`,
+      details: b?.details,
+    });
+  }
+  return json as T;
+}
+
+export const projectPath = (project: string, rest: string): string => `/v1/projects/${encodeURIComponent(project)}${rest}`;
+
+export type FieldType = 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list';
+export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp', 'json', 'list'];
+export const FIELD_OPTIONS = ['required', 'unique', 'indexed'] as const;
+export type FieldOption = (typeof FIELD_OPTIONS)[number];
+export interface FieldDefinition {
+  type: FieldType;
+  required?: boolean;
+  unique?: boolean;
+  indexed?: boolean;
+}
+export const RULE_KINDS = ['read', 'create', 'update', 'delete'] as const;
+export type RuleKind = (typeof RULE_KINDS)[number];
+export type Rules = Partial<Record<RuleKind, string>>;
+
+export interface Collection {
+  name: string;
+  fields: { [name: string]: FieldDefinition };
+  rules: Rules;
+  revision: number;
+}
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export interface RecordDoc {
+  id: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  [field: string]: Json;
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  created_at: string;
+}
+export interface KeyView {
+  id: string;
+  kind: 'public' | 'secret';
+  prefix: string;
+  created_at: string;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  status: 'active' | 'disabled';
+  email_verified: boolean;
+  display_name?: string | null;
+  claims?: { [k: string]: Json };
+  created_at: string;
+}

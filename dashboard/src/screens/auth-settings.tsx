@@ -1,0 +1,74 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call, projectPath } from '../api';
+import { ErrorBox } from '../ui';
+
+interface Settings {
+  enabled: boolean;
+  access_token_ttl: number;
+  refresh_token_ttl: number;
+  otp_creates_users: boolean;
+  send_verification_on_signup: boolean;
+  redirect_url: string | null;
+  mail_from: string | null;
+}
+const BOOLS = ['enabled', 'otp_creates_users', 'send_verification_on_signup'] as const;
+const NUMBERS = ['access_token_ttl', 'refresh_token_ttl'] as const;
+const STRINGS = ['redirect_url', 'mail_from'] as const;
+
+/** Every setting of `/settings/auth`. */
+export function AuthSettings(props: { project: string; secret: string; onSaved: () => void }) {
+  const [s, setS] = useState<Settings | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const path = projectPath(props.project, '/settings/auth');
+  useEffect(() => {
+    call<Settings>(props.secret, 'GET', path).then(setS, setError);
+  }, [props.project]);
+  if (!s) return <ErrorBox error={error} />;
+  return (
+    <section class="panel" aria-labelledby="auth-settings-h">
+      <h2 id="auth-settings-h">Auth settings {s.enabled ? '(enabled)' : '(disabled: users cannot sign up or sign in)'}</h2>
+      <form
+        aria-label="Auth settings"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setError(null);
+          setSaved(false);
+          try {
+            setS(await call<Settings>(props.secret, 'PATCH', path, s));
+            setSaved(true);
+            props.onSaved();
+          } catch (err) {
+            setError(err);
+          }
+        }}
+      >
+        <div class="row">
+          {BOOLS.map((k) => (
+            <label class="check" key={k}>
+              <input type="checkbox" name={k} checked={s[k]} onChange={(e) => setS({ ...s, [k]: (e.currentTarget as HTMLInputElement).checked })} />
+              {k}
+            </label>
+          ))}
+        </div>
+        <div class="row">
+          {NUMBERS.map((k) => (
+            <label key={k}>
+              {k} (seconds)
+              <input type="number" name={k} value={s[k]} onInput={(e) => setS({ ...s, [k]: Number((e.currentTarget as HTMLInputElement).value) })} />
+            </label>
+          ))}
+          {STRINGS.map((k) => (
+            <label key={k}>
+              {k}
+              <input name={k} value={s[k] ?? ''} onInput={(e) => setS({ ...s, [k]: (e.currentTarget as HTMLInputElement).value || null })} />
+            </label>
+          ))}
+        </div>
+        <button type="submit">Save auth settings</button>
+        {saved && <span role="status"> Saved.</span>}
+        <ErrorBox error={error} />
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,87 @@
+import { useState } from 'preact/hooks';
+import type { Collection, FieldDefinition, Json } from '../api';
+
+/** A form value as typed → the JSON the API takes for the field's type (undefined = leave out). */
+export function toValue(def: FieldDefinition, raw: string | boolean): Json | undefined {
+  if (def.type === 'boolean') return raw === true;
+  const s = String(raw);
+  if (s.trim() === '') return undefined;
+  if (def.type === 'number' || def.type === 'integer') return Number(s);
+  if (def.type === 'json' || def.type === 'list') {
+    try {
+      return JSON.parse(s) as Json;
+    } catch {
+      return s;
+    }
+  }
+  return s;
+}
+
+export function fromValue(def: FieldDefinition, v: Json | undefined): string | boolean {
+  if (def.type === 'boolean') return v === true;
+  if (v === undefined || v === null) return '';
+  if (def.type === 'json' || def.type === 'list') return JSON.stringify(v);
+  return String(v);
+}
+
+export type FormValues = { [field: string]: string | boolean };
+
+/** One input per field of the collection, typed by the field's type. */
+export function RecordFields(props: { collection: Collection; values: FormValues; onChange: (v: FormValues) => void; idPrefix: string }) {
+  return (
+    <div class="record-fields">
+      {Object.entries(props.collection.fields).map(([name, def]) => {
+        const v = props.values[name];
+        const set = (x: string | boolean) => props.onChange({ ...props.values, [name]: x });
+        const label = `${name} (${def.type}${def.required ? ', required' : ''})`;
+        if (def.type === 'boolean') {
+          return (
+            <label class="check" key={name}>
+              <input type="checkbox" name={`${props.idPrefix}-${name}`} checked={v === true} onChange={(e) => set((e.currentTarget as HTMLInputElement).checked)} />
+              {label}
+            </label>
+          );
+        }
+        return (
+          <label key={name}>
+            {label}
+            {def.type === 'number' || def.type === 'integer' ? (
+              <input
+                name={`${props.idPrefix}-${name}`}
+                type="number"
+                step={def.type === 'number' ? 'any' : '1'}
+                value={typeof v === 'string' ? v : ''}
+                onInput={(e) => set((e.currentTarget as HTMLInputElement).value)}
+              />
+            ) : (
+              <input
+                name={`${props.idPrefix}-${name}`}
+                type="text"
+                placeholder={def.type === 'json' || def.type === 'list' ? 'JSON' : def.type === 'timestamp' ? '2026-01-01T00:00:00Z' : undefined}
+                value={typeof v === 'string' ? v : ''}
+                onInput={(e) => set((e.currentTarget as HTMLInputElement).value)}
+              />
+            )}
+          </label>
+        );
+      })}
+    </div>
+  );
+}
+
+export function dataOf(collection: Collection, values: FormValues): { [f: string]: Json } {
+  const out: { [f: string]: Json } = {};
+  for (const [name, def] of Object.entries(collection.fields)) {
+    const raw = values[name];
+    if (raw === undefined) continue;
+    const v = toValue(def, raw);
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
+}
+
+export function useFormValues(collection: Collection, record?: { [f: string]: Json }) {
+  return useState<FormValues>(() =>
+    Object.fromEntries(Object.entries(collection.fields).map(([n, d]) => [n, fromValue(d, record?.[n])])),
+  );
+}

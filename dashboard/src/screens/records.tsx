@@ -1,0 +1,297 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, call, projectPath, type Collection, type Json, type RecordDoc } from '../api';
+import { useProjectKey } from '../project-key';
+import { Confirm, Empty, ErrorBox, JsonView } from '../ui';
+import { RecordFields, dataOf, useFormValues } from './record-form';
+
+const OPS = ['==', '!=', '<', '<=', '>', '>=', 'in', 'not-in', 'array-contains', 'array-contains-any'] as const;
+const SYSTEM = ['id', 'version', 'created_at', 'updated_at'];
+interface Cond {
+  field: string;
+  op: string;
+  value: string;
+}
+interface Query {
+  where: Cond[];
+  orderBy: string;
+  direction: 'asc' | 'desc';
+  limit: number;
+}
+
+/** A typed value: JSON when it parses (numbers, booleans, lists), else the text itself. */
+function typed(s: string): Json {
+  try {
+    return JSON.parse(s) as Json;
+  } catch {
+    return s;
+  }
+}
+
+/** Records: table with cursor paging, orderBy, a where builder; create, edit (409 → retry), delete. */
+export function Records({ project, collection }: { project: string; collection?: string }) {
+  const { key, error: keyError } = useProjectKey(project);
+  const [names, setNames] = useState<string[]>([]);
+  const [col, setCol] = useState<Collection | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    if (!key) return;
+    call<{ collections: Collection[] }>(key, 'GET', projectPath(project, '/collections')).then(
+      (r) => {
+        setNames(r.collections.map((c) => c.name));
+        setCol(r.collections.find((c) => c.name === collection) ?? null);
+      },
+      setError,
+    );
+  }, [key, collection]);
+  if (!key) return <ErrorBox error={keyError} />;
+  return (
+    <section aria-labelledby="records-h">
+      <h1 id="records-h">Records{col ? ` of ${col.name}` : ''}</h1>
+      <label>
+        Collection
+        <select
+          value={collection ?? ''}
+          onChange={(e) => (location.hash = `#/p/${encodeURIComponent(project)}/records/${encodeURIComponent((e.currentTarget as HTMLSelectElement).value)}`)}
+        >
+          <option value="">Choose…</option>
+          {names.map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </label>
+      <ErrorBox error={error} />
+      {names.length === 0 && <Empty>No collections yet: create one under Collections.</Empty>}
+      {col && <Table key={col.name} project={project} secret={key} collection={col} />}
+    </section>
+  );
+}
+
+function Table({ project, secret, collection }: { project: string; secret: string; collection: Collection }) {
+  const base = projectPath(project, `/collections/${encodeURIComponent(collection.name)}/records`);
+  const orderable = [...Object.entries(collection.fields).filter(([, d]) => d.type !== 'json' && d.type !== 'list').map(([n]) => n), ...SYSTEM];
+  const [draft, setDraft] = useState<Query>({ where: [], orderBy: 'created_at', direction: 'asc', limit: 20 });
+  const [query, setQuery] = useState<Query>(draft);
+  const [pages, setPages] = useState<(string | null)[]>([null]);
+  const [page, setPage] = useState<{ records: RecordDoc[]; cursor: string | null } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [editing, setEditing] = useState<RecordDoc | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<RecordDoc | null>(null);
+  const cursor = pages[pages.length - 1] ?? null;
+
+  const load = async () => {
+    setError(null);
+    const p = new URLSearchParams({ orderBy: query.orderBy, direction: query.direction, limit: String(query.limit) });
+    if (query.where.length) p.set('where', JSON.stringify(query.where.map((c) => [c.field, c.op, typed(c.value)])));
+    if (cursor) p.set('cursor', cursor);
+    try {
+      setPage(await call(secret, 'GET', `${base}?${p.toString()}`));
+    } catch (err) {
+      setError(err);
+    }
+  };
+  useEffect(() => void load(), [JSON.stringify(query), cursor]);
+  const columns = ['id', ...Object.keys(collection.fields), 'version'];
+  const setCond = (i: number, patch: Partial<Cond>) => setDraft({ ...draft, where: draft.where.map((c, j) => (j === i ? { ...c, ...patch } : c)) });
+
+  return (
+    <div>
+      <form
+        class="panel query"
+        aria-label="Query"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setPages([null]);
+          setQuery(draft);
+        }}
+      >
+        {draft.where.map((c, i) => (
+          <div class="row" key={i}>
+            <label>
+              Where field
+              <select value={c.field} onChange={(e) => setCond(i, { field: (e.currentTarget as HTMLSelectElement).value })}>
+                {[...Object.keys(collection.fields), ...SYSTEM].map((f) => (
+                  <option key={f}>{f}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Operator
+              <select value={c.op} onChange={(e) => setCond(i, { op: (e.currentTarget as HTMLSelectElement).value })}>
+                {OPS.map((o) => (
+                  <option key={o}>{o}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Value
+              <input value={c.value} onInput={(e) => setCond(i, { value: (e.currentTarget as HTMLInputElement).value })} />
+            </label>
+            <button type="button" onClick={() => setDraft({ ...draft, where: draft.where.filter((_, j) => j !== i) })}>
+              Remove condition
+            </button>
+          </div>
+        ))}
+        <div class="row">
+          <button type="button" onClick={() => setDraft({ ...draft, where: [...draft.where, { field: Object.keys(collection.fields)[0] ?? 'id', op: '==', value: '' }] })}>
+            Add condition
+          </button>
+          <label>
+            Order by
+            <select name="orderBy" value={draft.orderBy} onChange={(e) => setDraft({ ...draft, orderBy: (e.currentTarget as HTMLSelectElement).value })}>
+              {orderable.map((f) => (
+                <option key={f}>{f}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Direction
+            <select name="direction" value={draft.direction} onChange={(e) => setDraft({ ...draft, direction: (e.currentTarget as HTMLSelectElement).value as 'asc' | 'desc' })}>
+              <option>asc</option>
+              <option>desc</option>
+            </select>
+          </label>
+          <label>
+            Page size
+            <input name="limit" type="number" min={1} max={1000} value={draft.limit} onInput={(e) => setDraft({ ...draft, limit: Number((e.currentTarget as HTMLInputElement).value) })} />
+          </label>
+          <button type="submit">Apply</button>
+        </div>
+      </form>
+      <ErrorBox error={error} />
+      <div class="row">
+        <button type="button" onClick={() => setEditing('new')}>
+          New record
+        </button>
+        <button type="button" disabled={pages.length === 1} onClick={() => setPages(pages.slice(0, -1))}>
+          Previous page
+        </button>
+        <button type="button" disabled={!page?.cursor} onClick={() => page?.cursor && setPages([...pages, page.cursor])}>
+          Next page
+        </button>
+        <span aria-live="polite">Page {pages.length}</span>
+      </div>
+      {page && page.records.length === 0 && <Empty>No records{query.where.length ? ' match this query' : ''}.</Empty>}
+      {page && page.records.length > 0 && (
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                {columns.map((c) => (
+                  <th key={c}>{c}</th>
+                ))}
+                <th>Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.records.map((r) => (
+                <tr key={r.id}>
+                  {columns.map((c) => (
+                    <td key={c}>{r[c] === undefined ? '' : typeof r[c] === 'string' ? (r[c] as string) : JSON.stringify(r[c])}</td>
+                  ))}
+                  <td class="actions">
+                    <button type="button" aria-label={`Edit ${r.id}`} onClick={() => setEditing(r)}>
+                      Edit
+                    </button>
+                    <button type="button" class="danger" aria-label={`Delete ${r.id}`} onClick={() => setDeleting(r)}>
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {deleting && (
+        <Confirm
+          word="delete"
+          what={`Delete record ${deleting.id}`}
+          onCancel={() => setDeleting(null)}
+          onConfirm={async () => {
+            try {
+              await call(secret, 'DELETE', `${base}/${encodeURIComponent(deleting.id)}?version=${deleting.version}`);
+              setDeleting(null);
+              await load();
+            } catch (err) {
+              setDeleting(null);
+              setError(err);
+            }
+          }}
+        />
+      )}
+      {editing && (
+        <RecordEditor
+          key={editing === 'new' ? 'new' : editing.id}
+          base={base}
+          secret={secret}
+          collection={collection}
+          record={editing === 'new' ? null : editing}
+          onDone={() => {
+            setEditing(null);
+            void load();
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+/** Create or edit one record; an edit sends its version, and a 409 shows the current record to retry on. */
+function RecordEditor(props: { base: string; secret: string; collection: Collection; record: RecordDoc | null; onDone: () => void }) {
+  const [values, setValues] = useFormValues(props.collection, props.record ?? undefined);
+  const [version, setVersion] = useState(props.record?.version ?? 0);
+  const [current, setCurrent] = useState<RecordDoc | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const r = props.record;
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      if (r === null) await call(props.secret, 'POST', props.base, { data: dataOf(props.collection, values) });
+      else await call(props.secret, 'PATCH', `${props.base}/${encodeURIComponent(r.id)}`, { data: dataOf(props.collection, values), version });
+      props.onDone();
+    } catch (err) {
+      setError(err);
+      if (r && err instanceof ApiError && err.status === 409) {
+        try {
+          setCurrent((await call<{ record: RecordDoc }>(props.secret, 'GET', `${props.base}/${encodeURIComponent(r.id)}`)).record);
+        } catch (again) {
+          setError(again);
+        }
+      }
+    }
+  };
+  return (
+    <form class="panel" onSubmit={save} aria-label={r ? `Edit record ${r.id}` : 'New record'}>
+      <h2>{r ? `Edit ${r.id} (version ${version})` : 'New record'}</h2>
+      <RecordFields collection={props.collection} values={values} onChange={setValues} idPrefix="record" />
+      <ErrorBox error={error} />
+      {current && (
+        <div class="conflict" role="region" aria-label="Current record">
+          <p>Someone changed this record since you opened it. The current record (version {current.version}):</p>
+          <JsonView value={current} />
+          <button
+            type="button"
+            onClick={() => {
+              setVersion(current.version);
+              setCurrent(null);
+              setError(null);
+            }}
+          >
+            Retry my changes on version {current.version}
+          </button>
+        </div>
+      )}
+      <div class="row">
+        <button type="submit" disabled={current !== null}>
+          {r ? 'Save record' : 'Create record'}
+        </button>
+        <button type="button" onClick={props.onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

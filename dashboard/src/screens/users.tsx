@@ -1,0 +1,185 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call, projectPath, type User } from '../api';
+import { useProjectKey } from '../project-key';
+import { Confirm, Empty, ErrorBox, JsonView, parseJsonInput } from '../ui';
+import { AuthSettings } from './auth-settings';
+
+/** Users (when Auth is enabled): search, view, create, disable/enable, revoke, reset, claims, delete. */
+export function Users({ project }: { project: string }) {
+  const { key, error: keyError } = useProjectKey(project);
+  const [search, setSearch] = useState('');
+  const [users, setUsers] = useState<User[] | null>(null);
+  const [total, setTotal] = useState(0);
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [selected, setSelected] = useState<User | null>(null);
+  const [reload, setReload] = useState(0);
+  const base = projectPath(project, '/auth/users');
+
+  useEffect(() => {
+    if (!key) return;
+    call<{ users: User[]; total: number }>(key, 'GET', `${base}?${new URLSearchParams({ search, limit: '50' }).toString()}`).then(
+      (r) => {
+        setUsers(r.users);
+        setTotal(r.total);
+        setError(null);
+      },
+      (err: unknown) => {
+        setUsers(null);
+        setError(err);
+      },
+    );
+  }, [key, search, reload]);
+  if (!key) return <ErrorBox error={keyError} />;
+
+  const act = async (what: string, fn: () => Promise<unknown>) => {
+    setError(null);
+    setNotice('');
+    try {
+      await fn();
+      setNotice(what);
+      setReload((n) => n + 1);
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  return (
+    <section aria-labelledby="users-h">
+      <h1 id="users-h">Users</h1>
+      <AuthSettings project={project} secret={key} onSaved={() => setReload((n) => n + 1)} />
+      <div class="row">
+        <label>
+          Search by e-mail
+          <input type="search" name="user-search" value={search} onInput={(e) => setSearch((e.currentTarget as HTMLInputElement).value)} />
+        </label>
+      </div>
+      <form
+        class="row"
+        aria-label="Create a user"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(`User ${email} created.`, () => call(key, 'POST', base, password ? { email, password } : { email }));
+        }}
+      >
+        <label>
+          E-mail
+          <input type="email" name="new-user-email" required value={email} onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)} />
+        </label>
+        <label>
+          Password (optional)
+          <input type="password" name="new-user-password" autoComplete="new-password" value={password} onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)} />
+        </label>
+        <button type="submit">Create user</button>
+      </form>
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      <ErrorBox error={error} />
+      {users && users.length === 0 && <Empty>No users{search ? ' match' : ' yet'}.</Empty>}
+      {users && users.length > 0 && (
+        <div class="scroll">
+          <p>{total} user(s)</p>
+          <table>
+            <thead>
+              <tr>
+                <th>E-mail</th>
+                <th>Status</th>
+                <th>Verified</th>
+                <th>Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.map((u) => (
+                <tr key={u.id}>
+                  <td>{u.email}</td>
+                  <td>{u.status}</td>
+                  <td>{u.email_verified ? 'yes' : 'no'}</td>
+                  <td class="actions">
+                    <button type="button" aria-label={`View ${u.email}`} onClick={() => setSelected(u)}>
+                      View
+                    </button>
+                    <button
+                      type="button"
+                      aria-label={`${u.status === 'active' ? 'Disable' : 'Enable'} ${u.email}`}
+                      onClick={() =>
+                        void act(`${u.email} ${u.status === 'active' ? 'disabled' : 'enabled'}.`, () =>
+                          call(key, 'PATCH', `${base}/${u.id}`, { status: u.status === 'active' ? 'disabled' : 'active' }),
+                        )
+                      }
+                    >
+                      {u.status === 'active' ? 'Disable' : 'Enable'}
+                    </button>
+                    <button type="button" aria-label={`Revoke sessions of ${u.email}`} onClick={() => void act(`Sessions of ${u.email} revoked.`, () => call(key, 'POST', `${base}/${u.id}/revoke-sessions`))}>
+                      Revoke sessions
+                    </button>
+                    <button type="button" aria-label={`Send a reset to ${u.email}`} onClick={() => void act(`Reset mail sent to ${u.email}.`, () => call(key, 'POST', `${base}/${u.id}/send-reset`))}>
+                      Send reset
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {selected && (
+        <UserPanel
+          key={selected.id}
+          user={selected}
+          onClaims={(claims) => act(`Claims of ${selected.email} saved.`, () => call(key, 'PATCH', `${base}/${selected.id}`, { claims }))}
+          onDelete={() =>
+            act(`${selected.email} deleted.`, async () => {
+              await call(key, 'DELETE', `${base}/${selected.id}`);
+              setSelected(null);
+            })
+          }
+          onClose={() => setSelected(null)}
+        />
+      )}
+    </section>
+  );
+}
+
+function UserPanel(props: { user: User; onClaims: (c: unknown) => Promise<void>; onDelete: () => Promise<void>; onClose: () => void }) {
+  const [claims, setClaims] = useState(JSON.stringify(props.user.claims ?? {}, null, 2));
+  const [error, setError] = useState<unknown>(null);
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <div class="panel" role="region" aria-label={`User ${props.user.email}`}>
+      <h2>{props.user.email}</h2>
+      <JsonView value={props.user} />
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          try {
+            setError(null);
+            await props.onClaims(parseJsonInput(claims, 'Claims') ?? {});
+          } catch (err) {
+            setError(err);
+          }
+        }}
+      >
+        <label>
+          Custom claims (auth.claims.*), JSON
+          <textarea name="claims" rows={4} value={claims} onInput={(e) => setClaims((e.currentTarget as HTMLTextAreaElement).value)} />
+        </label>
+        <button type="submit">Save claims</button>
+      </form>
+      <ErrorBox error={error} />
+      <div class="row">
+        <button type="button" class="danger" onClick={() => setConfirming(true)}>
+          Delete user
+        </button>
+        <button type="button" onClick={props.onClose}>
+          Close
+        </button>
+      </div>
+      {confirming && <Confirm word={props.user.email} what={`Delete user ${props.user.email}`} onCancel={() => setConfirming(false)} onConfirm={() => void props.onDelete()} />}
+    </div>
+  );
+}
