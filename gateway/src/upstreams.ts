@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { UpgradeTarget } from './realtime-upgrade';
 import {
   INTERNAL_HEADERS,
-  PayloadTooLargeError,
+  readRawBody,
   UnavailableError,
   bodyDigest,
   inProcessEntry,
@@ -16,7 +16,6 @@ import {
 } from '@plinth/shared';
 import { isUnreachableError, ReplicaPool, type ReplicaPoolOptions } from './replica-pool';
 
-const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Where the gateway sends a service's requests: the same interface for both transports. */
 export interface Upstream {
@@ -46,19 +45,6 @@ export function inProcessUpstream(app: (req: Request, res: Response, next: NextF
     },
     close: () => {},
   };
-}
-
-/** The request body as sent (still encoded), at most 1 MiB; empty when there is none. */
-async function readBody(req: Request): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-    size += buf.length;
-    if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError();
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks);
 }
 
 /** Bodies the gateway read to sign them, written to the upstream request by the proxy. */
@@ -206,7 +192,7 @@ export function proxyUpstream(
   return {
     kind: 'proxy',
     handle: (req, res, nxt) => {
-      readBody(req).then(
+      readRawBody(req).then(
         (body) => {
           readBodies.set(req, body);
           if (pool.targets.length > 1) {

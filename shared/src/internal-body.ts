@@ -9,7 +9,8 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Where requireInternal leaves the body digest the credential was signed for. */
 export const SIGNED_DIGEST = 'plinthSignedDigest';
 
-async function readRaw(req: Readable): Promise<Buffer> {
+/** A request body as sent (still encoded), at most 1 MiB (else 413); empty when there is none. */
+export async function readRawBody(req: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -32,7 +33,7 @@ export function internalBodyParser(parse: RequestHandler): RequestHandler {
   return (req, res, next) => {
     if (isInProcess(req)) return parse(req, res, next);
     const signed = res.locals[SIGNED_DIGEST] as string | undefined;
-    readRaw(req).then(
+    readRawBody(req).then(
       (raw) => {
         if (signed === undefined || bodyDigest(raw) !== signed) {
           next(new UnauthorizedError('This service only accepts requests from the Plinth gateway.'));
