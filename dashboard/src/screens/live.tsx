@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { call, projectPath, type Collection, type User } from '../api';
+import { call, projectPath } from '../api';
 import { useProjectKey } from '../project-key';
+import { useSubjects } from '../subjects';
 import { ErrorBox } from '../ui';
 
 interface Line {
@@ -14,26 +15,16 @@ interface Line {
  */
 export function Live({ project }: { project: string }) {
   const { key, error: keyError } = useProjectKey(project);
-  const [collections, setCollections] = useState<Collection[]>([]);
-  const [users, setUsers] = useState<User[]>([]);
   const [publicKey, setPublicKey] = useState('');
-  const [collection, setCollection] = useState('');
   const [who, setWho] = useState('anonymous');
   const [lines, setLines] = useState<Line[]>([]);
   const [state, setState] = useState<'closed' | 'connecting' | 'open'>('closed');
   const [error, setError] = useState<unknown>(null);
+  const { collections, users, collection, setCollection } = useSubjects(key, project, setError);
   const ws = useRef<WebSocket | null>(null);
   const count = useRef(0);
 
-  useEffect(() => {
-    if (!key) return;
-    call<{ collections: Collection[] }>(key, 'GET', projectPath(project, '/collections')).then((r) => {
-      setCollections(r.collections);
-      setCollection((c) => c || (r.collections[0]?.name ?? ''));
-    }, setError);
-    call<{ users: User[] }>(key, 'GET', projectPath(project, '/auth/users?limit=100')).then((r) => setUsers(r.users), () => setUsers([]));
-    return () => ws.current?.close();
-  }, [key]);
+  useEffect(() => () => ws.current?.close(), []);
   if (!key) return <ErrorBox error={keyError} />;
 
   const log = (text: string) => setLines((l) => [{ n: ++count.current, text }, ...l].slice(0, 200));

@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
-import { RULE_KINDS, call, projectPath, type Collection, type RuleKind, type User } from '../api';
+import { useState } from 'preact/hooks';
+import { RULE_KINDS, call, projectPath, type RuleKind } from '../api';
 import { useProjectKey } from '../project-key';
+import { useSubjects } from '../subjects';
 import { ErrorBox, JsonView, parseJsonInput } from '../ui';
 
 interface Result {
@@ -16,9 +17,6 @@ interface Result {
  */
 export function Simulator({ project }: { project: string }) {
   const { key, error: keyError } = useProjectKey(project);
-  const [collections, setCollections] = useState<Collection[]>([]);
-  const [users, setUsers] = useState<User[]>([]);
-  const [collection, setCollection] = useState('');
   const [operation, setOperation] = useState<RuleKind>('read');
   const [who, setWho] = useState('anonymous');
   const [manual, setManual] = useState('{"uid": "usr_example", "email": "a@example.com", "email_verified": true, "claims": {}}');
@@ -26,16 +24,8 @@ export function Simulator({ project }: { project: string }) {
   const [data, setData] = useState('');
   const [result, setResult] = useState<Result | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const { collections, users, collection, setCollection } = useSubjects(key, project, setError);
 
-  useEffect(() => {
-    if (!key) return;
-    call<{ collections: Collection[] }>(key, 'GET', projectPath(project, '/collections')).then((r) => {
-      setCollections(r.collections);
-      setCollection((c) => c || (r.collections[0]?.name ?? ''));
-    }, setError);
-    // Users only when Auth is enabled; otherwise hand-written users only.
-    call<{ users: User[] }>(key, 'GET', projectPath(project, '/auth/users?limit=100')).then((r) => setUsers(r.users), () => setUsers([]));
-  }, [key]);
   if (!key) return <ErrorBox error={keyError} />;
 
   const authOf = (): unknown => {
