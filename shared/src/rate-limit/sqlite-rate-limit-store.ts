@@ -6,6 +6,29 @@ export interface RateLimitHits {
   resetTime: Date;
 }
 
+export interface SqliteRateLimitStoreOptions {
+  /**
+   * Hits this process may count in memory before it writes them (0, the default: every hit is
+   * written at once, and every process sees every hit). With `n`, a key's count in this process
+   * is the shared count it last read plus at most `n` of its own unwritten hits, so the other
+   * processes may let through up to `n` more each before they see them. Set it to a small share
+   * of the limit (records: 1 %): a write per request was the largest cost of a cheap request.
+   */
+  localBatch?: number;
+  /** Unwritten hits are written at the latest this often (ms, default 20). */
+  flushMs?: number;
+}
+
+/** A key's hits counted in this process and not written yet, beside the shared count last read. */
+interface LocalCount {
+  pending: number;
+  known: number;
+  resetAt: number;
+}
+
+/** Keys kept in memory at most; past that every pending hit is written and the map starts over. */
+const MAX_LOCAL_KEYS = 10_000;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS rate_limits (
   key TEXT PRIMARY KEY,
@@ -16,30 +39,39 @@ CREATE TABLE IF NOT EXISTS rate_limits (
 
 /**
  * Fixed-window hit counters in SQLite, shared by every process on the same file (standalone
- * workers). Each call is ONE statement — an upsert that starts a new window when the old one
- * has ended — so it takes the write lock up front and never fails for contention alone.
- * Implements express-rate-limit's `Store` shape (`init`, `get`, `increment`, `decrement`,
- * `resetKey`); `prefix` keeps limiters on one table apart.
+ * workers). Each write is ONE statement — an upsert that starts a new window when the old one
+ * has ended — so it takes the write lock up front and never fails for contention alone; a batch
+ * of keys is one immediate transaction. With `localBatch`, hits are counted in memory and
+ * written together (when a key has that many, and every `flushMs`). Implements
+ * express-rate-limit's `Store` shape (`init`, `get`, `increment`, `decrement`, `resetKey`,
+ * `shutdown`); `prefix` keeps limiters on one table apart.
  */
 export class SqliteRateLimitStore {
   private windowMs = 60_000;
   private readonly stmt;
   private calls = 0;
   private readonly writes: WriteRetry;
+  private readonly localBatch: number;
+  private readonly flushMs: number;
+  private readonly local = new Map<string, LocalCount>();
+  private timer: NodeJS.Timeout | null = null;
   /** express-rate-limit: the counts are shared, not per process. */
   readonly localKeys = false;
 
   constructor(
-    db: SqliteDatabase,
+    private readonly db: SqliteDatabase,
     readonly prefix: string,
+    opts: SqliteRateLimitStoreOptions = {},
   ) {
     db.exec(SCHEMA);
     this.writes = new WriteRetry(db);
+    this.localBatch = Math.max(0, Math.floor(opts.localBatch ?? 0));
+    this.flushMs = opts.flushMs ?? 20;
     this.stmt = {
-      increment: db.prepare(
-        `INSERT INTO rate_limits (key, hits, reset_at) VALUES (@key, 1, @resetAt)
+      add: db.prepare(
+        `INSERT INTO rate_limits (key, hits, reset_at) VALUES (@key, @n, @resetAt)
          ON CONFLICT (key) DO UPDATE SET
-           hits = CASE WHEN reset_at <= @now THEN 1 ELSE hits + 1 END,
+           hits = CASE WHEN reset_at <= @now THEN @n ELSE hits + @n END,
            reset_at = CASE WHEN reset_at <= @now THEN @resetAt ELSE reset_at END
          RETURNING hits, reset_at`,
       ),
@@ -55,23 +87,92 @@ export class SqliteRateLimitStore {
   }
 
   get(key: string): RateLimitHits | undefined {
-    const row = this.stmt.get.get(this.prefix + key, Date.now()) as { hits: number; reset_at: number } | undefined;
+    const k = this.prefix + key;
+    this.flushKeys([k]);
+    const row = this.stmt.get.get(k, Date.now()) as { hits: number; reset_at: number } | undefined;
     return row ? { totalHits: row.hits, resetTime: new Date(row.reset_at) } : undefined;
   }
 
   increment(key: string): RateLimitHits {
+    const k = this.prefix + key;
     const now = Date.now();
     if (++this.calls % 1000 === 0) this.stmt.prune.run(now);
-    const args = { key: this.prefix + key, now, resetAt: now + this.windowMs };
-    const row = this.writes.run(() => this.stmt.increment.get(args)) as { hits: number; reset_at: number };
-    return { totalHits: row.hits, resetTime: new Date(row.reset_at) };
+    if (this.localBatch === 0) {
+      const row = this.add(k, 1, now);
+      return { totalHits: row.hits, resetTime: new Date(row.reset_at) };
+    }
+    const count = this.local.get(k);
+    // A key new to this process (or whose window ended) is written at once: that reads the
+    // shared count and window. Hits counted for an ended window are dropped with it.
+    if (!count || count.resetAt <= now) {
+      if (this.local.size >= MAX_LOCAL_KEYS) this.flushAll(true);
+      const row = this.add(k, 1, now);
+      this.local.set(k, { pending: 0, known: row.hits, resetAt: row.reset_at });
+      return { totalHits: row.hits, resetTime: new Date(row.reset_at) };
+    }
+    count.pending++;
+    if (count.pending >= this.localBatch) this.flushKeys([k]);
+    else this.timer ??= setTimeout(() => this.onTimer(), this.flushMs).unref();
+    return { totalHits: count.known + count.pending, resetTime: new Date(count.resetAt) };
   }
 
   decrement(key: string): void {
+    const count = this.local.get(this.prefix + key);
+    if (count && count.pending > 0) {
+      count.pending--;
+      return;
+    }
     this.stmt.decrement.run(this.prefix + key, Date.now());
   }
 
   resetKey(key: string): void {
+    this.local.delete(this.prefix + key);
     this.stmt.reset.run(this.prefix + key);
+  }
+
+  /** Writes what this process still holds (express-rate-limit calls it when a limiter stops). */
+  shutdown(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.flushAll(true);
+  }
+
+  private add(key: string, n: number, now: number): { hits: number; reset_at: number } {
+    return this.writes.run(() => this.stmt.add.get({ key, n, now, resetAt: now + this.windowMs })) as { hits: number; reset_at: number };
+  }
+
+  private onTimer(): void {
+    this.timer = null;
+    try {
+      this.flushAll(false);
+    } catch {
+      // The file is busy or unwritable: the hits stay pending, and the next hit or timer retries.
+      this.timer = setTimeout(() => this.onTimer(), this.flushMs).unref();
+    }
+  }
+
+  /** Writes the pending hits of `keys` in one transaction and learns their shared counts. */
+  private flushKeys(keys: string[]): void {
+    const now = Date.now();
+    const due = keys.filter((k) => (this.local.get(k)?.pending ?? 0) > 0);
+    if (due.length === 0) return;
+    const adds = due.map((k) => ({ key: k, n: this.local.get(k)!.pending, now, resetAt: now + this.windowMs }));
+    const rows = this.writes.run(() =>
+      this.db.transaction(() => adds.map((add) => this.stmt.add.get(add) as { hits: number; reset_at: number })).immediate(),
+    );
+    // Only once they are committed: a failed write keeps the hits pending.
+    adds.forEach((add, i) => {
+      const count = this.local.get(add.key)!;
+      count.pending -= add.n;
+      count.known = rows[i]!.hits;
+      count.resetAt = rows[i]!.reset_at;
+    });
+  }
+
+  /** Writes every pending hit; forgets ended windows (and, with `clear`, every key). */
+  private flushAll(clear: boolean): void {
+    this.flushKeys([...this.local.keys()]);
+    const now = Date.now();
+    for (const [k, count] of this.local) if (clear || count.resetAt <= now) this.local.delete(k);
   }
 }
