@@ -48,6 +48,8 @@ export class SqliteEventBus implements EventBus {
   private readonly tails = new Set<{ listener: EventListener; position: number }>();
   private timer: NodeJS.Timeout | null = null;
   private wakeScheduled = false;
+  /** Published, not yet appended (see publish). */
+  private readonly queued: Array<{ project: string; committed_at: number; payload: string; resolve: (seq: number) => void; reject: (err: unknown) => void }> = [];
 
   constructor(opts: SqliteEventBusOptions) {
     this.db = openSqlite(opts.file);
@@ -79,12 +81,34 @@ export class SqliteEventBus implements EventBus {
     return this.last.get()?.seq ?? 0;
   }
 
-  async publish(event: ChangeEventInput): Promise<number> {
-    const { project, committed_at } = event;
+  /**
+   * Appends in groups: the events published during one turn of the event loop are written in one
+   * immediate transaction just after it (setImmediate), in the order they were published, and
+   * each promise resolves with its seq once that transaction has committed. One commit per
+   * burst instead of one per write: under load, the log's write lock is taken far less often.
+   */
+  publish(event: ChangeEventInput): Promise<number> {
     const payload = JSON.stringify(event);
-    const info = this.writes.run(() => this.insert.run(project, committed_at, payload));
+    return new Promise((resolve, reject) => {
+      this.queued.push({ project: event.project, committed_at: event.committed_at, payload, resolve, reject });
+      if (this.queued.length === 1) setImmediate(() => this.appendQueued());
+    });
+  }
+
+  private appendQueued(): void {
+    const batch = this.queued.splice(0);
+    if (batch.length === 0) return;
+    let seqs: number[];
+    try {
+      seqs = this.writes.run(() =>
+        this.db.transaction(() => batch.map((e) => Number(this.insert.run(e.project, e.committed_at, e.payload).lastInsertRowid))).immediate(),
+      );
+    } catch (err) {
+      for (const e of batch) e.reject(err);
+      return;
+    }
+    batch.forEach((e, i) => e.resolve(seqs[i]!));
     this.wake();
-    return Number(info.lastInsertRowid);
   }
 
   async head(_project: ProjectId): Promise<number> {
@@ -147,6 +171,7 @@ export class SqliteEventBus implements EventBus {
    * retained events.
    */
   async purge(project: ProjectId): Promise<number> {
+    this.appendQueued();
     return this.db.transaction((): number => {
       const through = this.lastAssigned() + 1;
       const moved = this.db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'events'").run(through);
@@ -167,6 +192,7 @@ export class SqliteEventBus implements EventBus {
   }
 
   async close(): Promise<void> {
+    this.appendQueued();
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.tails.clear();
