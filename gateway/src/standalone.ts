@@ -49,6 +49,9 @@ async function runPrimary(config: StandaloneConfig, logger: Logger, admin: Admin
       PLINTH_ADMIN_KEY: admin.key,
       // One secret for all workers, so what one signs another accepts.
       PLINTH_INTERNAL_SECRET: config.PLINTH_INTERNAL_SECRET ?? randomBytes(32).toString('base64url'),
+      // Each worker is its own event loop already: one query thread each (unless set), not two —
+      // every thread is a JavaScript heap of its own (≈20 MB resident).
+      PLINTH_SQLITE_READERS: process.env.PLINTH_SQLITE_READERS ?? '1',
     },
   }).catch(() => {
     // A worker that cannot start (a port in use, a bad data dir) has printed why, in one line.
