@@ -1,5 +1,6 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { loadIoredis } from '@plinth/shared';
 
 /** The Redis channel on which gateway replicas announce that project keys changed. */
 export const KEY_CACHE_CHANNEL = 'plinth:gateway:keys-changed';
@@ -20,8 +21,8 @@ export class KeyCacheBus {
     onChange: () => void,
     private readonly logger: Logger,
   ) {
-    this.pub = new Redis(url, { maxRetriesPerRequest: 2 });
-    this.sub = new Redis(url);
+    this.pub = new (loadIoredis().Redis)(url, { maxRetriesPerRequest: 2 });
+    this.sub = new (loadIoredis().Redis)(url);
     this.sub.on('message', (ch: string) => {
       if (ch === this.channel) onChange();
     });

@@ -4,7 +4,14 @@
  * pool (and monitoring connections) per service. The client is closed when its last user
  * releases it.
  */
-import { MongoClient } from 'mongodb';
+import type { MongoClient } from 'mongodb';
+
+/**
+ * The MongoDB driver, loaded on first use: a process without MONGO_URL (standalone on SQLite)
+ * does not load it. Code that runs only with MongoDB uses it for values (MongoServerError, …).
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const loadMongodb = (): typeof import('mongodb') => require('mongodb') as typeof import('mongodb');
 
 export interface SharedMongoClient {
   client: MongoClient;
@@ -20,7 +27,7 @@ const shared = new Map<string, { connecting: Promise<MongoClient>; users: number
 export async function acquireMongoClient(url: string): Promise<SharedMongoClient> {
   let entry = shared.get(url);
   if (!entry) {
-    const client = new MongoClient(url, { writeConcern: MONGO_MAJORITY });
+    const client = new (loadMongodb().MongoClient)(url, { writeConcern: MONGO_MAJORITY });
     const connecting = client.connect();
     entry = { connecting, users: 0 };
     shared.set(url, entry);

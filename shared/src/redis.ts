@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 
 /** How long one Redis command may take before it fails (the request then answers 503). */
@@ -17,9 +17,16 @@ export const REQUEST_REDIS_OPTIONS: RedisOptions = {
   retryStrategy: (times) => Math.min(100 * times, 1000),
 };
 
+/**
+ * The ioredis module, loaded on first use: a process that never connects to Redis (standalone
+ * without REDIS_URL) does not load it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const loadIoredis = (): typeof import('ioredis') => require('ioredis') as typeof import('ioredis');
+
 /** A Redis client with REQUEST_REDIS_OPTIONS whose connection errors are logged, not thrown. */
 export function connectRedis(url: string, logger?: Logger, name = 'redis'): Redis {
-  const redis = new Redis(url, REQUEST_REDIS_OPTIONS);
+  const redis = new (loadIoredis().Redis)(url, REQUEST_REDIS_OPTIONS);
   let lastLogged = 0;
   redis.on('error', (err: Error) => {
     // One line per 5 s while Redis is away, not one per reconnect attempt.

@@ -1,5 +1,5 @@
-import { MongoServerError, type ClientSession, type Collection, type CreateIndexesOptions, type Db, type Document } from 'mongodb';
-import { ConflictError, type ProjectId } from '@plinth/shared';
+import type { ClientSession, Collection, CreateIndexesOptions, Db, Document, MongoServerError } from 'mongodb';
+import { ConflictError, loadMongodb, type ProjectId } from '@plinth/shared';
 import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
 
 interface ProjectDoc {
@@ -25,7 +25,7 @@ const WRITE = { writeConcern: { w: 'majority' as const, wtimeoutMS: 10_000 } };
 const TRANSACTION = { ...WRITE, readConcern: { level: 'snapshot' as const }, readPreference: 'primary' as const };
 
 function isDuplicateKey(err: unknown): boolean {
-  return err instanceof MongoServerError && err.code === 11000;
+  return err instanceof loadMongodb().MongoServerError && err.code === 11000;
 }
 
 /** Creates an index; one of that name with other options (an older release's) is replaced, not fatal. */
@@ -33,7 +33,7 @@ async function ensureIndex<T extends Document>(c: Collection<T>, key: { [k: stri
   try {
     await c.createIndex(key, options);
   } catch (err) {
-    if (!(err instanceof MongoServerError && (err.code === 85 || err.code === 86))) throw err;
+    if (!(err instanceof loadMongodb().MongoServerError && (err.code === 85 || err.code === 86))) throw err;
     await c.dropIndex(options.name);
     await c.createIndex(key, options);
   }

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Router } from 'express';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import {
   DB_USER_TOKEN_HEADER,
@@ -12,6 +11,7 @@ import {
   createEventBusFromConfig,
   createMetrics,
   createServiceApp,
+  loadIoredis,
   startTrimming,
   type BuiltService,
   type EventBus,
@@ -55,7 +55,7 @@ export function httpResolver(recordsUrl: string, internalSecret: string): Resolv
 export async function buildRealtimeService(config: RealtimeConfig, logger: Logger, opts: RealtimeServiceOptions = {}): Promise<RealtimeService> {
   const ownBus = opts.events ? null : createEventBusFromConfig(config);
   const bus = opts.events ?? ownBus!;
-  const redis = !opts.revocations && config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
+  const redis = !opts.revocations && config.REDIS_URL ? new (loadIoredis().Redis)(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
   const revocations = opts.revocations ?? (redis ? new RedisRevocationChecker(redis) : undefined);
   const resolve =
     opts.resolve ??

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import Joi from 'joi';
-import { Redis } from 'ioredis';
+import { loadIoredis } from '../redis';
 import { DEFAULT_EVENT_RETENTION, type EventBus } from './event-bus';
 import { RedisEventBus } from './redis-event-bus';
 import { SqliteEventBus } from './sqlite-event-bus';
@@ -31,7 +31,7 @@ export function createEventBusFromConfig(config: EventBusConfig): EventBus {
   const retention = { maxEvents: config.PLINTH_EVENTS_MAX, maxAgeMs: config.PLINTH_EVENTS_MAX_AGE_MINUTES * 60_000 };
   if (config.REDIS_URL) {
     return new RedisEventBus({
-      redis: new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }),
+      redis: new (loadIoredis().Redis)(config.REDIS_URL, { maxRetriesPerRequest: 2 }),
       ownsConnection: true,
       prefix: config.PLINTH_EVENTS_PREFIX,
       shards: config.PLINTH_EVENTS_SHARDS,

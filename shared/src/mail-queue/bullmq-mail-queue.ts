@@ -1,11 +1,15 @@
-import { Queue, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
-import { REQUEST_REDIS_OPTIONS } from '../redis';
+import type { Job, Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { loadIoredis, REQUEST_REDIS_OPTIONS } from '../redis';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../errors';
 import type { ProjectId } from '../types';
 import { assertMailJob, MAIL_QUEUE_NAME, type MailJob } from './mail-job';
 import type { FailedMailJob, MailHandler, MailQueue, MailQueueCounts, MailRetryPolicy } from './mail-queue';
+
+/** BullMQ, loaded when a BullMqMailQueue is made: a process without REDIS_URL does not load it. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loadBullmq = (): typeof import('bullmq') => require('bullmq') as typeof import('bullmq');
 
 export interface BullMqMailQueueOptions extends MailRetryPolicy {
   /** `redis://…` (cluster mode: REDIS_URL). */
@@ -37,9 +41,9 @@ export class BullMqMailQueue implements MailQueue {
     this.queueName = opts.queueName ?? MAIL_QUEUE_NAME;
     this.concurrency = opts.concurrency ?? 4;
     // A producer fails fast when Redis is unreachable instead of queueing commands forever.
-    this.producerConnection = new Redis(opts.redisUrl, REQUEST_REDIS_OPTIONS);
+    this.producerConnection = new (loadIoredis().Redis)(opts.redisUrl, REQUEST_REDIS_OPTIONS);
     this.producerConnection.on('error', (err) => opts.logger?.warn({ err }, 'mail queue: redis error'));
-    this.queue = new Queue<MailJob>(this.queueName, {
+    this.queue = new (loadBullmq().Queue)<MailJob>(this.queueName, {
       connection: this.producerConnection,
       defaultJobOptions: {
         attempts: opts.attempts,
@@ -61,9 +65,9 @@ export class BullMqMailQueue implements MailQueue {
     this.assertOpen();
     if (this.worker) throw new Error('The mail queue consumer is already started.');
     // Workers block on Redis; BullMQ requires maxRetriesPerRequest: null on their connection.
-    this.workerConnection = new Redis(this.opts.redisUrl, { maxRetriesPerRequest: null });
+    this.workerConnection = new (loadIoredis().Redis)(this.opts.redisUrl, { maxRetriesPerRequest: null });
     this.workerConnection.on('error', (err) => this.opts.logger?.warn({ err }, 'mail worker: redis error'));
-    this.worker = new Worker<MailJob>(
+    this.worker = new (loadBullmq().Worker)<MailJob>(
       this.queueName,
       async (job: Job<MailJob>) => {
         await handler(job.data, { attempt: job.attemptsMade + 1, attempts: job.opts.attempts ?? 1 });

@@ -1,5 +1,5 @@
-import { MongoServerError, type Collection, type CreateIndexesOptions, type Db } from 'mongodb';
-import type { ProjectId } from '@plinth/shared';
+import type { Collection, CreateIndexesOptions, Db, MongoServerError } from 'mongodb';
+import { loadMongodb, type ProjectId } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 import type {
   OneTimeToken,
@@ -25,7 +25,7 @@ const WRITE = { writeConcern: { w: 'majority' as const, wtimeoutMS: 10_000 } };
 const EMAIL_INDEX = 'project_email';
 
 function isDuplicateKey(err: unknown): err is MongoServerError {
-  return err instanceof MongoServerError && err.code === 11000;
+  return err instanceof loadMongodb().MongoServerError && err.code === 11000;
 }
 
 /** "E-mail taken" only when the duplicate is on the e-mail index; any other duplicate is not the caller's doing. */
@@ -45,7 +45,7 @@ async function ensureIndex(c: Indexable, key: { [k: string]: 1 | -1 }, options: 
   try {
     await c.createIndex(key, options);
   } catch (err) {
-    if (!(err instanceof MongoServerError && (err.code === 85 || err.code === 86))) throw err;
+    if (!(err instanceof loadMongodb().MongoServerError && (err.code === 85 || err.code === 86))) throw err;
     await c.dropIndex(options.name);
     await c.createIndex(key, options);
   }

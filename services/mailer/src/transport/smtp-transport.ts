@@ -1,7 +1,10 @@
-import nodemailer from 'nodemailer';
 import type { MailJob } from '@plinth/shared';
 import type { RenderedMail } from '../templates/render';
 import type { Transport } from './transport';
+
+/** nodemailer, loaded when an SMTP transport is made: without SMTP_URL it is not loaded. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loadNodemailer = (): typeof import('nodemailer') => require('nodemailer') as typeof import('nodemailer');
 
 /** Domain part for Message-IDs, taken from the sender's address. */
 function senderDomain(from: string): string {
@@ -19,7 +22,7 @@ export class SmtpTransport implements Transport {
   private readonly transporter;
 
   constructor(smtpUrl: string) {
-    this.transporter = nodemailer.createTransport(smtpUrl, {
+    this.transporter = loadNodemailer().createTransport(smtpUrl, {
       disableFileAccess: true,
       disableUrlAccess: true,
     });

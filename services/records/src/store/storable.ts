@@ -6,7 +6,7 @@
  * PATCHes hits the same limit on either store.
  */
 import { InvalidRequestError, PayloadTooLargeError, unstorableJsonReason, type RecordDoc } from '@plinth/shared';
-import { BSON } from 'mongodb';
+import { BSON } from 'bson';
 import { splitRecord } from './record-shape';
 
 /** MongoDB's document limit (16 MiB) less 64 KiB for the wrapping of an idempotency entry. */

@@ -12,8 +12,8 @@
  *   as the revision, and cleared only after their values are gone, so a crash in between is
  *   finished by the next change.
  */
-import { ConflictError, type Collection, type ProjectId } from '@plinth/shared';
-import { MongoServerError, type Db, type IndexDescription, type WriteConcernSettings } from 'mongodb';
+import { ConflictError, loadMongodb, type Collection, type ProjectId } from '@plinth/shared';
+import type { Db, IndexDescription, MongoServerError, WriteConcernSettings } from 'mongodb';
 import { fieldPath, type RecordDocument } from './mongo-filter';
 
 export const COLLECTIONS = 'plinth_collections';
@@ -36,12 +36,12 @@ export interface CollectionDocument {
 export const PUBLISHED = { pending: { $ne: true } } as const;
 
 export function isDuplicateKey(err: unknown): err is MongoServerError {
-  return err instanceof MongoServerError && err.code === 11000;
+  return err instanceof loadMongodb().MongoServerError && err.code === 11000;
 }
 
 /** Index name or options differ from an existing index of that name or key (codes 85, 86). */
 export function isIndexConflict(err: unknown): boolean {
-  return err instanceof MongoServerError && (err.code === 85 || err.code === 86);
+  return err instanceof loadMongodb().MongoServerError && (err.code === 85 || err.code === 86);
 }
 
 export function translateUnique(err: unknown): never {

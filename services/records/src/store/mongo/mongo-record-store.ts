@@ -4,8 +4,8 @@
  * compare-and-set is one findOneAndUpdate with the version in the filter; an insert with an
  * idempotency key is one transaction (claim + insert), so it needs a replica set.
  */
-import { acquireMongoClient, ConflictError, MONGO_MAJORITY, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
-import { MongoServerError, type Db, type Document, type WriteConcernSettings } from 'mongodb';
+import { acquireMongoClient, ConflictError, loadMongodb, MONGO_MAJORITY, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
+import type { Db, Document, WriteConcernSettings } from 'mongodb';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
@@ -44,7 +44,7 @@ function toDocument(record: RecordDoc): RecordDocument {
 
 /** Over the query time limit (MaxTimeMSExpired). */
 function isTimeLimit(err: unknown): boolean {
-  return err instanceof MongoServerError && err.code === 50;
+  return err instanceof loadMongodb().MongoServerError && err.code === 50;
 }
 
 /** Creates an index; one of that name with other options (left by an older release) is replaced. */
