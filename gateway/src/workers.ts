@@ -24,6 +24,17 @@ export function workerSlot(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
+ * Node flags of each worker: the primary's, plus 8 MB semi-spaces for V8's young generation
+ * (the default is 16): on this bench the same throughput, and about 20 MB less resident per
+ * worker under load. A --max-semi-space-size of the operator's own (NODE_OPTIONS) wins.
+ */
+function workerExecArgv(): string[] {
+  const own = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (own.some((flag) => flag.startsWith('--max-semi-space-size'))) return process.execArgv;
+  return [...process.execArgv, '--max-semi-space-size=8'];
+}
+
+/**
  * The primary of standalone mode with several workers (node:cluster). It forks worker 1 first
  * and waits for it to listen — so first-start work the workers do (creating tables, switching
  * files to WAL) never races — then the others. Connections are handed to workers round-robin
@@ -31,6 +42,7 @@ export function workerSlot(env: NodeJS.ProcessEnv = process.env): number {
  * dies before the pool ever listened fails the start instead (a port in use, a bad data dir).
  */
 export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPool> {
+  cluster.setupPrimary({ execArgv: workerExecArgv() });
   const slots = new Map<Worker, number>();
   let stopping = false;
   let started = false;

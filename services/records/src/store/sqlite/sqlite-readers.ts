@@ -100,6 +100,9 @@ export class SqliteReaders {
   private spawn(): Reader {
     const worker = new Worker(SOURCE, {
       eval: true,
+      // A reader only turns rows into messages: a small young generation keeps its heap (and
+      // the process's resident memory) small without slowing it.
+      resourceLimits: { maxYoungGenerationSizeMb: 4 },
       workerData: { file: this.file, driver: require.resolve('better-sqlite3'), budgetFunction: BUDGET_FUNCTION, timeoutMark: TIMEOUT_MARK },
     });
     // Idle readers never keep the process alive; close() ends them.
