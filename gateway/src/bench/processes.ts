@@ -55,35 +55,56 @@ export async function runEntry(entry: string, env: NodeJS.ProcessEnv, probe = '/
   };
 }
 
-/** Resident set size of a process in bytes (Linux /proc), 0 once it is gone. */
-function rssOf(pid: number): number {
+/** Resident memory of one process (Linux /proc), in bytes; 0 once it is gone. */
+interface Memory {
+  /** Resident set size: every page the process has in memory, shared ones included. */
+  rss: number;
+  /**
+   * Proportional set size: shared pages (the node binary, libraries, files) divided among the
+   * processes that share them, so the sum over processes counts each page once.
+   */
+  pss: number;
+}
+
+function memoryOf(pid: number): Memory {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
+    const text = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+    return { rss: kb('Rss'), pss: kb('Pss') };
   } catch {
-    return 0;
+    return { rss: 0, pss: 0 };
   }
 }
 
-/** The process and its direct children (standalone's primary and workers). */
-function treeRss(pid: number): number {
+/** The process and its direct children (standalone's primary and workers), summed. */
+function treeMemory(pid: number): Memory {
   let children: number[] = [];
   try {
     children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
     // no such process
   }
-  return rssOf(pid) + children.reduce((sum, c) => sum + rssOf(c), 0);
+  return [pid, ...children].map(memoryOf).reduce((a, b) => ({ rss: a.rss + b.rss, pss: a.pss + b.pss }), { rss: 0, pss: 0 });
 }
 
-/** Samples the RSS of `pid` and its children every `everyMs` until `stop`, which returns the peak sum (bytes). */
-export function sampleTreeRss(pid: number, everyMs = 200): { stop: () => number } {
-  let peak = treeRss(pid);
-  const timer = setInterval(() => (peak = Math.max(peak, treeRss(pid))), everyMs);
+/**
+ * Samples the memory of `pid` and its children every `everyMs` until `stop`, which returns the
+ * peak sums (bytes): of RSS (shared pages counted once per process) and of PSS (counted once).
+ */
+export function sampleTreeMemory(pid: number, everyMs = 200): { stop: () => Memory } {
+  const peak: Memory = { rss: 0, pss: 0 };
+  const sample = () => {
+    const now = treeMemory(pid);
+    peak.rss = Math.max(peak.rss, now.rss);
+    peak.pss = Math.max(peak.pss, now.pss);
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
   return {
     stop: () => {
       clearInterval(timer);
-      return Math.max(peak, treeRss(pid));
+      sample();
+      return { ...peak };
     },
   };
 }

@@ -7,7 +7,7 @@ import { asProjectId, newId, openSqlite, internalHeaders, type Collection, type 
 import { SqliteRecordStore } from '@plinth/records';
 import { startCluster } from '../testing/cluster';
 import { formatTable, load, ratio, type LoadResult } from './load';
-import { runEntry, sampleTreeRss } from './processes';
+import { runEntry, sampleTreeMemory } from './processes';
 
 /**
  * Records benchmarks (issue 3): create, get by id, `where owner == x orderBy created_at desc
@@ -152,7 +152,7 @@ export async function benchRecords(): Promise<string> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-records-'));
   const adminKey = `adm_${randomBytes(24).toString('hex')}`;
   const file = path.join(dataDir, 'records.db');
-  let peakRss = 0;
+  let peak = { rss: 0, pss: 0 };
   try {
     // One worker: the query as the collection grows to 100k, then the four operations.
     let ids: string[];
@@ -174,9 +174,9 @@ export async function benchRecords(): Promise<string> {
     const many = await startStandalone(dataDir, adminKey, workers);
     try {
       const target: Target = { label: multi, url: many.url, headers: () => ({ Authorization: `Bearer ${secret}` }) };
-      const rss = sampleTreeRss(many.child.pid!);
+      const memory = sampleTreeMemory(many.child.pid!);
       rows.push(...(await operations(target, ids, ids.slice(25_000, 50_000))));
-      peakRss = rss.stop();
+      peak = memory.stop();
     } finally {
       await many.stop();
     }
@@ -226,7 +226,7 @@ export async function benchRecords(): Promise<string> {
     '',
     `express hello / node:http hello: ${ratio(ceiling, byName('node:http hello'))}   express POST / express GET: ${ratio(writeCeiling, ceiling)}`,
     ...ratios,
-    `peak RSS of the primary and all ${workers} workers under these loads: ${(peakRss / 1024 / 1024).toFixed(0)} MB`,
+    `peak memory of the primary and all ${workers} workers under these loads: RSS summed ${(peak.rss / 1024 / 1024).toFixed(0)} MB (shared pages once per process), PSS summed ${(peak.pss / 1024 / 1024).toFixed(0)} MB (shared pages once)`,
     '',
     '## Records: `where owner == x orderBy created_at desc limit 20` as the collection grows (standalone ×1, SQLite, indexed owner)',
     '',
