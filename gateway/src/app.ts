@@ -23,7 +23,7 @@ import { KeyAuthenticator } from './key-authenticator';
 import { ProjectDeletion } from './purge/project-deletion';
 import type { ServicePurge } from './purge/service-purges';
 import { adminRoutes } from './routes/admin';
-import { dashboardRoutes } from './dashboard-static';
+import { DASHBOARD_PATH, dashboardRoutes } from './dashboard-static';
 import { REALTIME_ROUTE, realtimeUpgradeHandler, type UpgradeTarget } from './realtime-upgrade';
 import { matchRoute, type ServiceName } from './routing';
 import type { ProjectStore } from './store/project-store';
@@ -145,7 +145,9 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     const key = bearer(req.headers.authorization);
     next(key && safeEqual(key, opts.adminKey) ? undefined : new UnauthorizedError('/metrics needs the operator key.'));
   }, metrics.handler);
-  app.use(dashboardRoutes(opts.dashboardDir));
+  // Only paths under `/_` enter the dashboard's router (API requests skip its layers).
+  const dashboard = dashboardRoutes(opts.dashboardDir);
+  app.use((req, res, next) => (req.path.startsWith(DASHBOARD_PATH) ? dashboard(req, res, next) : next()));
   app.use(bodyLimit);
   app.use(bodyDeadline(opts.bodyTimeoutMs ?? 10_000));
   app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey, deletion }));
