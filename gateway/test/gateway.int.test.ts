@@ -151,9 +151,18 @@ describe('gateway: project keys and operator API', () => {
     // Metrics are for the operator: without the operator key (a project key included), 401.
     expect((await request(t.app).get('/metrics')).status).toBe(401);
     expect((await request(t.app).get('/metrics').set('Authorization', `Bearer ${t.project.secretKey}`)).status).toBe(401);
-    const metrics = await request(t.app).get('/metrics').set('Authorization', `Bearer ${t.adminKey}`);
-    expect(metrics.status).toBe(200);
-    expect(metrics.text).toContain('plinth_http_requests_total');
+    const count = async (series: RegExp): Promise<number> => {
+      const metrics = await request(t.app).get('/metrics').set('Authorization', `Bearer ${t.adminKey}`);
+      expect(metrics.status).toBe(200);
+      return Number(series.exec(metrics.text)?.[1] ?? 0);
+    };
+    const notFound = /^plinth_http_requests_total\{method="DELETE",status="404"[^}]*\} (\d+)$/m;
+    const deletes = /^plinth_http_request_duration_seconds_count\{[^}]*method="DELETE"[^}]*\} (\d+)$/m;
+    const [before, timedBefore] = [await count(notFound), await count(deletes)];
+    for (let i = 0; i < 3; i++) expect((await request(t.app).delete('/no/such/path')).status).toBe(404);
+    // Each request counted once, by method and status, and timed once.
+    expect(await count(notFound)).toBe(before + 3);
+    expect(await count(deletes)).toBe(timedBefore + 3);
   });
 
   it('sets security headers and CORS', async () => {
