@@ -77,6 +77,8 @@ export async function buildRecordsService(
   const store = await openRecordStore(config);
   let limits: SqliteDatabase | null = null;
   const limitsDb = (): SqliteDatabase => (limits ??= openSqlite(path.join(config.PLINTH_DATA_DIR, 'limits.db')));
+  /** The SQLite counter stores: what they hold unwritten is written at close. */
+  const limitStores: SqliteRateLimitStore[] = [];
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'records') : null;
   const sources =
     opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
@@ -123,7 +125,11 @@ export async function buildRecordsService(
             })
         : // Without Redis: counters in one SQLite file of the data dir, shared by every worker
           // process. Each process writes its hits in batches of 1 % of the limit (or every 20 ms).
-          (name) => new SqliteRateLimitStore(limitsDb(), `records:${name}:`, { localBatch: localBatch(config, name) }),
+          (name) => {
+            const store = new SqliteRateLimitStore(limitsDb(), `records:${name}:`, { localBatch: localBatch(config, name) });
+            limitStores.push(store);
+            return store;
+          },
     },
   });
   return {
@@ -140,6 +146,7 @@ export async function buildRecordsService(
       stopTrimming();
       await ownBus?.close();
       await store.close();
+      for (const counter of limitStores) counter.shutdown();
       limits?.close();
       redis?.disconnect();
     },

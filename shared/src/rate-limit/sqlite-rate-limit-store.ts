@@ -134,7 +134,7 @@ export class SqliteRateLimitStore {
   shutdown(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.flushAll(true);
+    if (this.db.open) this.flushAll(true);
   }
 
   private add(key: string, n: number, now: number): { hits: number; reset_at: number } {
@@ -143,6 +143,7 @@ export class SqliteRateLimitStore {
 
   private onTimer(): void {
     this.timer = null;
+    if (!this.db.open) return;
     try {
       this.flushAll(false);
     } catch {
