@@ -106,9 +106,16 @@ describe('rate limits', () => {
   it(`per project public key: request ${PER_PUBLIC_KEY + 1} in a minute → 429 with Retry-After; other projects and the secret key go on`, async () => {
     const p = await freshProject();
     const other = await freshProject();
-    for (let i = 0; i < PER_PUBLIC_KEY; i++) expect((await publicGet(p, '/collections')).status).toBe(200);
+    for (let i = 0; i < PER_PUBLIC_KEY; i++) {
+      const ok = await publicGet(p, '/collections');
+      expect(ok.status).toBe(200);
+      // The IETF draft-7 headers: the policy, and what is left of it.
+      expect(ok.headers['ratelimit-policy']).toBe(`${PER_PUBLIC_KEY};w=60`);
+      expect(ok.headers['ratelimit']).toMatch(new RegExp(`^limit=${PER_PUBLIC_KEY}, remaining=${PER_PUBLIC_KEY - i - 1}, reset=\\d+$`));
+    }
     const limited = await publicGet(p, '/collections');
     expect(limited.status).toBe(429);
+    expect(limited.headers['ratelimit']).toMatch(new RegExp(`^limit=${PER_PUBLIC_KEY}, remaining=0, reset=\\d+$`));
     expect(limited.body).toEqual({ error: 'rate_limited', message: expect.any(String), details: { retry_after: expect.any(Number) } });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
