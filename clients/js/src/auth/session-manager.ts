@@ -25,6 +25,9 @@ function parse(raw: string | null): Session | null {
   }
 }
 
+/** How long a refresh that waited for the lock waits for the lock holder's news before sending. */
+const TAB_NEWS_WAIT_MS = 150;
+
 /** Rewrites `expires_at` on this device's clock, so a skewed clock never makes a token look fresh. */
 function received(s: Session): Session {
   return { ...s, expires_at: new Date(Date.now() + s.expires_in * 1000).toISOString() };
@@ -47,6 +50,15 @@ function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
  */
 export class SessionManager {
   private cache: Session | null = null;
+  /**
+   * The newest session another tab announced (BroadcastChannel), kept the moment it arrives.
+   * A browser's localStorage is not always consistent across tabs at once (Chromium propagates a
+   * write to other tabs' copies a little later): right after taking the lock from a tab that
+   * just refreshed, this tab may still read the old session from the storage.
+   */
+  private heard: Session | null = null;
+  /** Refreshes waiting for another tab's news (see newsAfter). */
+  private readonly waiting = new Set<(m: TabMessage) => void>();
   private inflight: Promise<Session | null> | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly listeners = new Set<AuthListener>();
@@ -56,7 +68,14 @@ export class SessionManager {
     private readonly transport: Transport,
     private readonly opts: SessionOptions,
   ) {
-    this.sync = new TabSync(`plinth:${opts.storageKey}`, (m) => void this.onTabMessage(m), opts.multiTab);
+    this.sync = new TabSync(
+      `plinth:${opts.storageKey}`,
+      (m) => {
+        this.hear(m);
+        void this.onTabMessage(m);
+      },
+      opts.multiTab,
+    );
     // Pick up a stored session (a reload, another tab's sign-in) and plan its refresh.
     this.current().catch(() => undefined);
   }
@@ -100,16 +119,26 @@ export class SessionManager {
    */
   refresh(stale: string | null): Promise<Session | null> {
     if (!this.inflight) {
-      this.inflight = this.sync.withLock(() => this.refreshLocked(stale)).finally(() => {
+      this.inflight = this.sync.withLock((waited) => this.refreshLocked(stale, waited)).finally(() => {
         this.inflight = null;
       });
     }
     return this.inflight;
   }
 
-  private async refreshLocked(stale: string | null): Promise<Session | null> {
-    const stored = await this.current();
+  private async refreshLocked(stale: string | null, waited: boolean): Promise<Session | null> {
+    let stored = await this.current();
     if (!stored) return null;
+    // Another tab held the lock first and the storage here still shows the token this tab saw:
+    // that tab may have refreshed it a moment ago. Its message comes soon if so.
+    if (waited && stored.refresh_token === stale) await this.newsAfter(stored, TAB_NEWS_WAIT_MS);
+    const heard = this.heard;
+    if (heard && heard.user.id === stored.user.id && Date.parse(heard.expires_at) > Date.parse(stored.expires_at)) {
+      // Another tab refreshed and said so; its write to the storage has not reached this tab yet.
+      await this.opts.storage.setItem(this.opts.storageKey, JSON.stringify(heard));
+      this.observe(heard);
+      stored = heard;
+    }
     if (stored.refresh_token !== stale && !this.needsRefresh(stored)) return stored;
     let next: Session;
     try {
@@ -150,6 +179,7 @@ export class SessionManager {
 
   /** Forgets the session here and in every tab. */
   async clear(): Promise<void> {
+    this.heard = null;
     await this.opts.storage.removeItem(this.opts.storageKey);
     this.set(null, 'signed_out');
     this.sync.post({ type: 'signed_out' });
@@ -160,6 +190,34 @@ export class SessionManager {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.sync.close();
+  }
+
+  /** Keeps the newest session another tab announced; forgets it when a tab signs out. */
+  private hear(m: TabMessage): void {
+    if (m.type === 'signed_out') {
+      this.heard = null;
+    } else if (!this.heard || Date.parse(m.session.expires_at) > Date.parse(this.heard.expires_at)) {
+      this.heard = m.session;
+    }
+    for (const wake of this.waiting) wake(m);
+  }
+
+  /** Resolves once another tab announced a session newer than `than` or a sign-out, or after `ms`. */
+  private newsAfter(than: Session, ms: number): Promise<void> {
+    const newer = (): boolean => this.heard !== null && Date.parse(this.heard.expires_at) > Date.parse(than.expires_at);
+    if (newer()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.waiting.delete(wake);
+        resolve();
+      };
+      const wake = (m: TabMessage): void => {
+        if (m.type === 'signed_out' || newer()) done();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiting.add(wake);
+    });
   }
 
   private async onTabMessage(m: TabMessage): Promise<void> {

@@ -11,7 +11,7 @@ interface ChannelLike {
 }
 
 interface LockManagerLike {
-  request<T>(name: string, options: { signal?: AbortSignal }, callback: () => Promise<T>): Promise<T>;
+  request<T>(name: string, options: { signal?: AbortSignal; ifAvailable?: boolean }, callback: (lock: unknown) => Promise<T>): Promise<T>;
 }
 
 interface BrowserGlobals {
@@ -54,17 +54,25 @@ export class TabSync {
     this.channel?.postMessage(message);
   }
 
-  async withLock<T>(fn: () => Promise<T>): Promise<T> {
-    if (!this.locks) return fn();
+  /**
+   * Runs `fn` holding the lock. `fn` learns whether another tab held the lock first
+   * (`waited`): that tab may have just refreshed, and its news may still be on its way.
+   */
+  async withLock<T>(fn: (waited: boolean) => Promise<T>): Promise<T> {
+    const locks = this.locks;
+    if (!locks) return fn(false);
+    const FREE = Symbol('taken');
+    const free = await locks.request(this.name, { ifAvailable: true }, async (lock) => (lock ? fn(false) : FREE));
+    if (free !== FREE) return free as T;
     let started = false;
     try {
-      return await this.locks.request(this.name, { signal: AbortSignal.timeout(this.lockTimeoutMs) }, () => {
+      return await locks.request(this.name, { signal: AbortSignal.timeout(this.lockTimeoutMs) }, () => {
         started = true;
-        return fn();
+        return fn(true);
       });
     } catch (err) {
       if (started) throw err;
-      return fn(); // the lock could not be had in time: go on without it
+      return fn(true); // the lock could not be had in time: go on without it
     }
   }
 
