@@ -24,6 +24,7 @@ export * from './dependency-errors';
 export * from './disk-space';
 export * from './storable-json';
 export * from './mongo-client';
+export * from './mongo-indexes';
 export * from './predicate';
 export * from './event-bus';
 export * from './subscription';

@@ -1,5 +1,5 @@
-import type { ClientSession, Collection, CreateIndexesOptions, Db, Document, MongoServerError } from 'mongodb';
-import { ConflictError, loadMongodb, type ProjectId } from '@plinth/shared';
+import type { ClientSession, Collection, Db, MongoServerError } from 'mongodb';
+import { ConflictError, ensureMongoIndex, loadMongodb, type ProjectId } from '@plinth/shared';
 import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
 
 interface ProjectDoc {
@@ -26,17 +26,6 @@ const TRANSACTION = { ...WRITE, readConcern: { level: 'snapshot' as const }, rea
 
 function isDuplicateKey(err: unknown): boolean {
   return err instanceof loadMongodb().MongoServerError && err.code === 11000;
-}
-
-/** Creates an index; one of that name with other options (an older release's) is replaced, not fatal. */
-async function ensureIndex<T extends Document>(c: Collection<T>, key: { [k: string]: 1 }, options: CreateIndexesOptions & { name: string }): Promise<void> {
-  try {
-    await c.createIndex(key, options);
-  } catch (err) {
-    if (!(err instanceof loadMongodb().MongoServerError && (err.code === 85 || err.code === 86))) throw err;
-    await c.dropIndex(options.name);
-    await c.createIndex(key, options);
-  }
 }
 
 const toProject = (d: ProjectDoc): ProjectRecord => ({ id: d._id as ProjectId, name: d.name, created_at: d.created_at });
@@ -70,9 +59,9 @@ export class MongoProjectStore implements ProjectStore {
   }
 
   async init(): Promise<this> {
-    await ensureIndex(this.keys, { hash: 1 }, { unique: true, name: 'hash_unique' });
-    await ensureIndex(this.keys, { project: 1, created_at: 1 }, { name: 'project_created' });
-    await ensureIndex(this.projects, { created_at: 1, _id: 1 }, { name: 'created' });
+    await ensureMongoIndex(this.keys, { hash: 1 }, { unique: true, name: 'hash_unique' });
+    await ensureMongoIndex(this.keys, { project: 1, created_at: 1 }, { name: 'project_created' });
+    await ensureMongoIndex(this.projects, { created_at: 1, _id: 1 }, { name: 'created' });
     return this;
   }
 

@@ -1,5 +1,5 @@
-import type { Collection, CreateIndexesOptions, Db, MongoServerError } from 'mongodb';
-import { loadMongodb, type ProjectId } from '@plinth/shared';
+import type { Collection, Db, MongoServerError } from 'mongodb';
+import { ensureMongoIndex, loadMongodb, type ProjectId } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 import type {
   OneTimeToken,
@@ -36,21 +36,6 @@ function emailTaken(err: unknown): never {
   throw err;
 }
 
-/** Creates an index; one of that name with other options (an older release's) is replaced. */
-interface Indexable {
-  createIndex(key: { [k: string]: 1 | -1 }, options: CreateIndexesOptions): Promise<string>;
-  dropIndex(name: string): Promise<unknown>;
-}
-async function ensureIndex(c: Indexable, key: { [k: string]: 1 | -1 }, options: CreateIndexesOptions & { name: string }): Promise<void> {
-  try {
-    await c.createIndex(key, options);
-  } catch (err) {
-    if (!(err instanceof loadMongodb().MongoServerError && (err.code === 85 || err.code === 86))) throw err;
-    await c.dropIndex(options.name);
-    await c.createIndex(key, options);
-  }
-}
-
 function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -84,14 +69,14 @@ export class MongoUserStore implements UserStore {
   /** Creates the indexes the guarantees rely on (unique e-mail per project, one OTP per e-mail). */
   static async open(db: Db, onClose: () => Promise<void> = async () => {}): Promise<MongoUserStore> {
     const store = new MongoUserStore(db, onClose);
-    await ensureIndex(store.users, { project: 1, email: 1 }, { name: EMAIL_INDEX, unique: true });
-    await ensureIndex(store.users, { project: 1, created_at: 1, id: 1 }, { name: 'project_created' });
-    await ensureIndex(store.tokens, { project: 1, token_hash: 1 }, { name: 'project_token', unique: true });
-    await ensureIndex(store.tokens, { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
-    await ensureIndex(store.otps, { project: 1, email: 1 }, { name: EMAIL_INDEX, unique: true });
-    await ensureIndex(store.otps, { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
-    await ensureIndex(store.keys, { project: 1, created_at: -1 }, { name: 'project_created' });
-    await ensureIndex(store.mailSlots, { project: 1, key: 1 }, { name: 'project_key', unique: true });
+    await ensureMongoIndex(store.users, { project: 1, email: 1 }, { name: EMAIL_INDEX, unique: true });
+    await ensureMongoIndex(store.users, { project: 1, created_at: 1, id: 1 }, { name: 'project_created' });
+    await ensureMongoIndex(store.tokens, { project: 1, token_hash: 1 }, { name: 'project_token', unique: true });
+    await ensureMongoIndex(store.tokens, { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
+    await ensureMongoIndex(store.otps, { project: 1, email: 1 }, { name: EMAIL_INDEX, unique: true });
+    await ensureMongoIndex(store.otps, { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
+    await ensureMongoIndex(store.keys, { project: 1, created_at: -1 }, { name: 'project_created' });
+    await ensureMongoIndex(store.mailSlots, { project: 1, key: 1 }, { name: 'project_key', unique: true });
     return store;
   }
 

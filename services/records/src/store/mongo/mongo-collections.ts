@@ -12,7 +12,7 @@
  *   as the revision, and cleared only after their values are gone, so a crash in between is
  *   finished by the next change.
  */
-import { ConflictError, loadMongodb, type Collection, type ProjectId } from '@plinth/shared';
+import { ConflictError, isMongoIndexConflict, loadMongodb, type Collection, type ProjectId } from '@plinth/shared';
 import type { Db, IndexDescription, MongoServerError, WriteConcernSettings } from 'mongodb';
 import { fieldPath, type RecordDocument } from './mongo-filter';
 
@@ -37,11 +37,6 @@ export const PUBLISHED = { pending: { $ne: true } } as const;
 
 export function isDuplicateKey(err: unknown): err is MongoServerError {
   return err instanceof loadMongodb().MongoServerError && err.code === 11000;
-}
-
-/** Index name or options differ from an existing index of that name or key (codes 85, 86). */
-export function isIndexConflict(err: unknown): boolean {
-  return err instanceof loadMongodb().MongoServerError && (err.code === 85 || err.code === 86);
 }
 
 export function translateUnique(err: unknown): never {
@@ -98,7 +93,7 @@ export class MongoCollections {
       try {
         await records.createIndex(key, options);
       } catch (err) {
-        if (!isIndexConflict(err)) translateUnique(err);
+        if (!isMongoIndexConflict(err)) translateUnique(err);
         await records.dropIndex(spec.name as string);
         try {
           await records.createIndex(key, options);

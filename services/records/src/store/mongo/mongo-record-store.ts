@@ -4,13 +4,13 @@
  * compare-and-set is one findOneAndUpdate with the version in the filter; an insert with an
  * idempotency key is one transaction (claim + insert), so it needs a replica set.
  */
-import { acquireMongoClient, ConflictError, loadMongodb, MONGO_MAJORITY, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
+import { acquireMongoClient, ConflictError, ensureMongoIndex, loadMongodb, MONGO_MAJORITY, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
 import type { Db, Document, WriteConcernSettings } from 'mongodb';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
 import { compileFilter, compileKeyset, keysetBound, sortSpec, type RecordDocument } from './mongo-filter';
-import { COLLECTIONS, MongoCollections, PUBLISHED, isDuplicateKey, isIndexConflict, translateUnique, type CollectionDocument } from './mongo-collections';
+import { COLLECTIONS, MongoCollections, PUBLISHED, isDuplicateKey, translateUnique, type CollectionDocument } from './mongo-collections';
 import { queryTimeout } from '../query-timeout';
 
 const IDEMPOTENCY = 'plinth_idempotency_keys';
@@ -47,18 +47,6 @@ function isTimeLimit(err: unknown): boolean {
   return err instanceof loadMongodb().MongoServerError && err.code === 50;
 }
 
-/** Creates an index; one of that name with other options (left by an older release) is replaced. */
-async function ensureIndex(db: Db, collection: string, key: Document, options: { name: string; expireAfterSeconds?: number }): Promise<void> {
-  const c = db.collection(collection);
-  try {
-    await c.createIndex(key, options);
-  } catch (err) {
-    if (!isIndexConflict(err)) throw err;
-    await c.dropIndex(options.name);
-    await c.createIndex(key, options);
-  }
-}
-
 export class MongoRecordStore implements RecordStore {
   private readonly majority: WriteConcernSettings;
   private readonly queryTimeMs: number;
@@ -85,8 +73,8 @@ export class MongoRecordStore implements RecordStore {
 
   /** Creates the indexes of the service's own collections (idempotent; replaces ones whose options changed). */
   async init(): Promise<void> {
-    await ensureIndex(this.db, COLLECTIONS, { project: 1, 'collection.name': 1 }, { name: 'project_name' });
-    await ensureIndex(this.db, IDEMPOTENCY, { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
+    await ensureMongoIndex(this.db.collection(COLLECTIONS), { project: 1, 'collection.name': 1 }, { name: 'project_name' });
+    await ensureMongoIndex(this.db.collection(IDEMPOTENCY), { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
   }
 
   private keys() {
