@@ -8,19 +8,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { STANDALONE_ENTRY, startStandalone, stopStandalone } from '../src/testing/standalone-process';
+import { freePort } from '@plinth/gateway/testing/free-port';
 
 const ROOT = path.resolve(__dirname, '../..');
 const RECORDS_ENTRY = path.join(ROOT, 'services/records/dist/main.js');
 const GATEWAY_ENTRY = path.join(ROOT, 'gateway/dist/main.js');
 const SECRET = 'c'.repeat(64);
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 /** Runs an entry point that is expected to stop by itself; its exit code and output. */
 async function runToExit(entry: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {

@@ -6,25 +6,17 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { waitFor } from '@plinth/shared/testing/wait-for';
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { call, enableAuth, projectCall, type ProjectAccess, type UserBody } from '../e2e/support/api';
+import { freePort } from '@plinth/gateway/testing/free-port';
 
 const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'browser suite password';
 const NEW_PASSWORD = 'chosen in the browser';
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 interface MailboxMessage {
   id: string;

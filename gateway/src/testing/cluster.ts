@@ -6,10 +6,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { freePort } from './free-port';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -54,15 +54,6 @@ export interface Cluster {
   /** Creates a project through the operator API and returns its keys. */
   createProject(id?: string): Promise<{ id: string; publicKey: string; secretKey: string }>;
   stop(): Promise<void>;
-}
-
-/** A port nobody listens on right now (the OS picks it; we release it for the child to bind). */
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 async function healthy(url: string): Promise<boolean> {

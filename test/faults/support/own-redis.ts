@@ -1,14 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-
-/** A port nobody listens on right now (the OS picks it; we release it for the child to bind). */
-export async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
+import { freePort } from '@plinth/gateway/testing/free-port';
 
 async function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
