@@ -30,6 +30,8 @@ export interface RecordsConfig extends EventBusConfig {
   PLINTH_RATE_LIMIT_USER: number;
   /** SQLite: worker threads that run queries off the event loop (0: on the event loop). */
   PLINTH_SQLITE_READERS: number;
+  /** SQLite with readers: ms a query runs on the event loop before it moves to a reader (0: never). */
+  PLINTH_SQLITE_INLINE_QUERY_MS: number;
 }
 
 const positive = (fallback: number) => Joi.number().integer().min(1).default(fallback);
@@ -55,6 +57,7 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   PLINTH_RATE_LIMIT_SECRET_KEY: positive(60_000),
   PLINTH_RATE_LIMIT_USER: positive(600),
   PLINTH_SQLITE_READERS: Joi.number().integer().min(0).max(16).default(2),
+  PLINTH_SQLITE_INLINE_QUERY_MS: Joi.number().integer().min(0).max(50).default(0),
 });
 
 /** The limits a records configuration sets. */

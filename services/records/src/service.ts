@@ -49,11 +49,15 @@ export interface RecordsService extends BuiltService {
 
 /**
  * MongoDB when MONGO_URL is set, else the SQLite file `${PLINTH_DATA_DIR}/records.db` with
- * PLINTH_SQLITE_READERS reader threads for queries.
+ * PLINTH_SQLITE_READERS reader threads for queries (each query first runs on the event loop for
+ * up to PLINTH_SQLITE_INLINE_QUERY_MS).
  */
 export async function openRecordStore(config: RecordsConfig): Promise<RecordStore> {
   if (config.MONGO_URL) return MongoRecordStore.connect(config.MONGO_URL);
-  return SqliteRecordStore.open(path.join(config.PLINTH_DATA_DIR, 'records.db'), { readers: config.PLINTH_SQLITE_READERS });
+  return SqliteRecordStore.open(path.join(config.PLINTH_DATA_DIR, 'records.db'), {
+    readers: config.PLINTH_SQLITE_READERS,
+    inlineQueryMs: config.PLINTH_SQLITE_INLINE_QUERY_MS,
+  });
 }
 
 /** Prefix of the records service's rate-limit counters in Redis. */

@@ -1,8 +1,54 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { asProjectId, type Collection } from '@plinth/shared';
 import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
 import { describeRecordStoreContract } from './record-store.contract';
 
 describeRecordStoreContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+/** A records.db in a fresh directory, removed after the file's tests. */
+function tempFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-sqlite-store-'));
+  dirs.push(dir);
+  return path.join(dir, 'records.db');
+}
+
+// As a worker of `npm start` runs it: a reader thread, and each query on the event loop first.
+describeRecordStoreContract('sqlite (file, a reader thread, 2 ms on the event loop first)', async () =>
+  SqliteRecordStore.open(tempFile(), { readers: 1, inlineQueryMs: 2 }),
+);
+
+describe('a query that needs more than its slice on the event loop', () => {
+  const p = asProjectId('inline-test');
+  const c: Collection = { name: 'c', fields: { tags: { type: 'list' } }, rules: {}, revision: 1, created_at: '', updated_at: '' };
+
+  it('is run again on a reader, off the event loop, and answers every row it finds, in order', async () => {
+    const store = SqliteRecordStore.open(tempFile(), { readers: 1, inlineQueryMs: 1 });
+    await store.createCollection(p, c);
+    // Each row holds 5 000 items; the predicate compares each against 50 absent values, so one
+    // row takes the query well past 1 ms.
+    const tags = Array.from({ length: 5000 }, (_, i) => i);
+    for (let i = 0; i < 40; i++) {
+      const at = `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`;
+      await store.insertRecord(p, c, { id: `r${String(i).padStart(2, '0')}`, version: 1, created_at: at, updated_at: at, tags: i % 2 ? [...tags, -7] : tags });
+    }
+    const absent = Array.from({ length: 50 }, (_, i) => -100 - i);
+    const query = { predicate: ['tags', 'array-contains-any', [...absent, -7]] as const, orderBy: 'created_at', direction: 'desc' as const, limit: 30 };
+    // Timers fire while the query runs only if it has left the event loop.
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const rows = await store.queryRecords(p, c, { ...query, predicate: [...query.predicate] as never, timeoutMs: 60_000 });
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(5);
+    expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 20 }, (_, i) => `r${String(39 - 2 * i).padStart(2, '0')}`));
+    await store.close();
+  }, 60_000);
+});
 
 it('deletes expired idempotency keys as new ones arrive', async () => {
   const store = SqliteRecordStore.open(':memory:');

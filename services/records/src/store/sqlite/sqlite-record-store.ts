@@ -23,6 +23,7 @@ import { fieldExpr, type SqlValue } from './sqlite-predicate';
 import { querySql } from './sqlite-query-sql';
 import { BUDGET_FUNCTION, TIMEOUT_MARK, runQueryJob, type QueryJob, type RawRow } from './sqlite-query-job';
 import { SqliteReaders } from './sqlite-readers';
+import { InlineQueryBudget } from './inline-query-budget';
 import { queryTimeout } from '../query-timeout';
 
 
@@ -31,6 +32,11 @@ type RecordRow = RawRow;
 export interface SqliteRecordStoreOptions {
   /** Reader threads that run queries off the event loop (0 or `:memory:`: on the event loop). */
   readers?: number;
+  /**
+   * With readers: how long a query runs on the event loop first, in ms, before it moves to a
+   * reader (inline-query-budget.ts). Default 0: every query goes to a reader.
+   */
+  inlineQueryMs?: number;
 }
 
 const MALFORMED_JSON = /malformed JSON/;
@@ -139,6 +145,7 @@ export class SqliteRecordStore implements RecordStore {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly readers: SqliteReaders | null = null,
+    private readonly inline = new InlineQueryBudget({ sliceMs: 0 }),
   ) {
     db.exec(SCHEMA);
     this.writes = new WriteRetry(db);
@@ -152,7 +159,7 @@ export class SqliteRecordStore implements RecordStore {
   static open(file: string, opts: SqliteRecordStoreOptions = {}): SqliteRecordStore {
     const db = openSqlite(file);
     const readers = file !== ':memory:' && (opts.readers ?? 0) > 0 ? new SqliteReaders(file, opts.readers as number) : null;
-    return new SqliteRecordStore(db, readers);
+    return new SqliteRecordStore(db, readers, new InlineQueryBudget({ sliceMs: opts.inlineQueryMs ?? 0 }));
   }
 
   async listCollections(project: ProjectId): Promise<Collection[]> {
@@ -386,7 +393,25 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   private async runJob(job: QueryJob, timeoutMs: number, point: boolean): Promise<RawRow[]> {
-    if (this.readers && !point) return this.readers.run(job, timeoutMs);
+    const readers = this.readers;
+    if (!readers || point) return this.runInline(job, timeoutMs);
+    if (!this.inline.allows()) return readers.run(job, timeoutMs);
+    // A slice on the event loop first; a query that needs more runs again on a reader.
+    const slice = this.inline.sliceMs;
+    if (timeoutMs <= slice) return this.runInline(job, timeoutMs);
+    const started = Date.now();
+    try {
+      return this.runInline(job, slice);
+    } catch (err) {
+      if (!messageOf(err).includes(TIMEOUT_MARK)) throw err;
+      const spent = Date.now() - started;
+      this.inline.overran(spent);
+      return readers.run(job, timeoutMs - spent);
+    }
+  }
+
+  /** Runs a query on the main connection, stopped `timeoutMs` after it starts. */
+  private runInline(job: QueryJob, timeoutMs: number): RawRow[] {
     this.deadline = Date.now() + timeoutMs;
     try {
       return runQueryJob((sql) => this.prepared(sql), job);
