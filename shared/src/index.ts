@@ -5,6 +5,7 @@ export * from './internal-auth';
 export * from './internal-body';
 export * from './nonce-store';
 export * from './request-id';
+export * from './send-json';
 export * from './logger';
 export * from './metrics';
 export * from './types';

@@ -3,7 +3,7 @@
  * paths; the gateway forwards them unchanged.
  */
 import { Router, type Request, type Response } from 'express';
-import { requestContext } from '@plinth/shared';
+import { requestContext, sendJson } from '@plinth/shared';
 import type { AuthInfo } from '../domain/access-policy';
 import { assertUserTokenHeader } from './user-token-header';
 import type { Caller } from '../operations/caller';
@@ -55,57 +55,57 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
     return { project: ctx.project, keyKind: ctx.keyKind, auth: null };
   };
 
-  router.get(COLLECTIONS, async (_req, res) => {
-    res.json({ collections: await collections.list(keyOnly(res)) });
+  router.get(COLLECTIONS, async (req, res) => {
+    sendJson(req, res, 200, { collections: await collections.list(keyOnly(res)) });
   });
   router.post(COLLECTIONS, async (req, res) => {
-    res.status(201).json({ collection: await collections.create(keyOnly(res), req.body) });
+    sendJson(req, res, 201, { collection: await collections.create(keyOnly(res), req.body) });
   });
   router.get(COLLECTION, async (req, res) => {
-    res.json({ collection: await collections.load(keyOnly(res).project, param(req, 'collection')) });
+    sendJson(req, res, 200, { collection: await collections.load(keyOnly(res).project, param(req, 'collection')) });
   });
   router.patch(COLLECTION, async (req, res) => {
-    res.json({ collection: await collections.update(keyOnly(res), param(req, 'collection'), req.body) });
+    sendJson(req, res, 200, { collection: await collections.update(keyOnly(res), param(req, 'collection'), req.body) });
   });
   router.delete(COLLECTION, async (req, res) => {
     const name = param(req, 'collection');
     await collections.delete(keyOnly(res), name);
-    res.json({ deleted: true, name });
+    sendJson(req, res, 200, { deleted: true, name });
   });
 
   router.post(`${COLLECTION}/rules/simulate`, async (req, res) => {
-    res.json(await simulation.simulate(keyOnly(res), param(req, 'collection'), req.body));
+    sendJson(req, res, 200, await simulation.simulate(keyOnly(res), param(req, 'collection'), req.body));
   });
 
   router.post(`${COLLECTION}/rules/validate`, async (req, res) => {
-    res.json(await simulation.validate(keyOnly(res), param(req, 'collection'), req.body));
+    sendJson(req, res, 200, await simulation.validate(keyOnly(res), param(req, 'collection'), req.body));
   });
 
   router.post(`${COLLECTION}/subscribe`, async (req, res) => {
-    res.json({ subscription: await records.subscribe(await caller(req, res), param(req, 'collection'), req.body) });
+    sendJson(req, res, 200, { subscription: await records.subscribe(await caller(req, res), param(req, 'collection'), req.body) });
   });
   router.get(RECORDS, async (req, res) => {
-    res.json(await records.query(await caller(req, res), param(req, 'collection'), req.query));
+    sendJson(req, res, 200, await records.query(await caller(req, res), param(req, 'collection'), req.query));
   });
   router.post(RECORDS, async (req, res) => {
     const created = await records.create(await caller(req, res), param(req, 'collection'), req.body, req.get('idempotency-key'));
     if (created.replayed) res.set('Idempotent-Replayed', 'true');
-    res.status(201).json({ record: created.record });
+    sendJson(req, res, 201, { record: created.record });
   });
   // Custom method (`records:import`): the colon is escaped so it is not read as a parameter.
   router.post(`${RECORDS}\\:import`, async (req, res) => {
-    res.json(await importer.import(keyOnly(res), param(req, 'collection'), req.body));
+    sendJson(req, res, 200, await importer.import(keyOnly(res), param(req, 'collection'), req.body));
   });
   router.get(RECORD, async (req, res) => {
-    res.json({ record: await records.get(await caller(req, res), param(req, 'collection'), param(req, 'id')) });
+    sendJson(req, res, 200, { record: await records.get(await caller(req, res), param(req, 'collection'), param(req, 'id')) });
   });
   router.patch(RECORD, async (req, res) => {
-    res.json({ record: await records.update(await caller(req, res), param(req, 'collection'), param(req, 'id'), req.body) });
+    sendJson(req, res, 200, { record: await records.update(await caller(req, res), param(req, 'collection'), param(req, 'id'), req.body) });
   });
   router.delete(RECORD, async (req, res) => {
     const id = param(req, 'id');
     await records.delete(await caller(req, res), param(req, 'collection'), id, req.query.version);
-    res.json({ deleted: true, id });
+    sendJson(req, res, 200, { deleted: true, id });
   });
   return router;
 }
