@@ -24,6 +24,7 @@ import { querySql } from './sqlite-query-sql';
 import { BUDGET_FUNCTION, TIMEOUT_MARK, runQueryJob, type QueryJob, type RawRow } from './sqlite-query-job';
 import { SqliteReaders } from './sqlite-readers';
 import { InlineQueryBudget } from './inline-query-budget';
+import { SqliteWriteBatch } from './sqlite-write-batch';
 import { queryTimeout } from '../query-timeout';
 
 
@@ -139,6 +140,8 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   private readonly writes: WriteRetry;
+  /** Group commit of create, update and delete (sqlite-write-batch.ts). */
+  private readonly batch: SqliteWriteBatch;
   /** Deadline of the query running on the main connection (plinth_budget reads it). */
   private deadline = Infinity;
 
@@ -149,6 +152,7 @@ export class SqliteRecordStore implements RecordStore {
   ) {
     db.exec(SCHEMA);
     this.writes = new WriteRetry(db);
+    this.batch = new SqliteWriteBatch(db, this.writes);
     db.function(BUDGET_FUNCTION, { deterministic: false, varargs: true }, () => {
       if (Date.now() > this.deadline) throw new Error(TIMEOUT_MARK);
       return 1;
@@ -282,6 +286,18 @@ export class SqliteRecordStore implements RecordStore {
     }
   }
 
+  /** Awaits `write`; a table dropped by a concurrent collection delete becomes 404. */
+  private async onTableAsync<T>(collection: Collection, write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } catch (err) {
+      if (/no such table/.test(messageOf(err))) {
+        throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
+      }
+      throw err;
+    }
+  }
+
   async insertRecord(
     project: ProjectId,
     collection: Collection,
@@ -301,11 +317,9 @@ export class SqliteRecordStore implements RecordStore {
       }
     };
     if (!idempotency) {
-      // One INSERT is atomic by itself: no BEGIN/COMMIT round around it.
-      return this.onTable(collection, () => {
-        this.writes.run(insertRow);
-        return { record, replayed: false };
-      });
+      // One INSERT, committed with the other writes of this turn of the event loop.
+      await this.onTableAsync(collection, this.batch.run(insertRow));
+      return { record, replayed: false };
     }
     this.purgeExpiredKeys(idempotency.now);
     return this.onTable(collection, () =>
@@ -356,22 +370,26 @@ export class SqliteRecordStore implements RecordStore {
     assertStorable(next);
     const table = recordTable(project, collection.name);
     const r = splitRecord(next);
-    const result = this.onTable(collection, () => {
-      try {
-        const update = this.prepared(`UPDATE "${table}" SET version = ?, updated_at = ?, data = ? WHERE id = ? AND version = ?`);
-        const data = JSON.stringify(r.data);
-        return this.writes.run(() => update.run(r.version, r.updated_at, data, r.id, expectedVersion));
-      } catch (err) {
-        return translateUnique(err);
-      }
-    });
+    const data = JSON.stringify(r.data);
+    const result = await this.onTableAsync(
+      collection,
+      this.batch.run(() => {
+        try {
+          const update = this.prepared(`UPDATE "${table}" SET version = ?, updated_at = ?, data = ? WHERE id = ? AND version = ?`);
+          return update.run(r.version, r.updated_at, data, r.id, expectedVersion);
+        } catch (err) {
+          return translateUnique(err);
+        }
+      }),
+    );
     return result.changes === 1 ? next : null;
   }
 
   async deleteRecord(project: ProjectId, collection: Collection, id: string, expectedVersion?: number): Promise<boolean> {
     const table = recordTable(project, collection.name);
-    const result = this.onTable(collection, () =>
-      this.writes.run(() =>
+    const result = await this.onTableAsync(
+      collection,
+      this.batch.run(() =>
         expectedVersion === undefined
           ? this.prepared(`DELETE FROM "${table}" WHERE id = ?`).run(id)
           : this.prepared(`DELETE FROM "${table}" WHERE id = ? AND version = ?`).run(id, expectedVersion),
@@ -459,6 +477,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async close(): Promise<void> {
+    this.batch.flush();
     await this.readers?.close();
     if (this.db.open) this.db.close();
   }
