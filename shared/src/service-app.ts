@@ -134,6 +134,12 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   const parsers = bodyParsers();
   api.use(
     internalBodyParser((req, res, next) => {
+      // No Content-Length and no Transfer-Encoding: no body (a GET, a DELETE), which every
+      // parser would skip one by one, leaving `req.body` undefined.
+      if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+        next();
+        return;
+      }
       let i = 0;
       const step = (err?: unknown): void => {
         const parse = parsers[i++];
