@@ -122,6 +122,27 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
       maxAge: 600,
     }),
   );
+  app.use(bodyLimit);
+  app.use(bodyDeadline(opts.bodyTimeoutMs ?? 10_000));
+
+  app.use(async (req, res, next) => {
+    const route = matchRoute(req.method, req.path);
+    if (!route) return next();
+    stripInternalHeaders(req);
+    let keyKind: KeyKind;
+    if (route.auth === 'key') {
+      keyKind = await keys.authenticate(route.project, bearer(req.headers.authorization));
+    } else {
+      if (!(await opts.store.getProject(route.project))) throw new NotFoundError('Unknown project.');
+      keyKind = 'none';
+    }
+    req.headers[INTERNAL_HEADERS.project] = route.project;
+    req.headers[INTERNAL_HEADERS.keyKind] = keyKind;
+    opts.upstreams[route.service].handle(req, res, next);
+  });
+
+  // After the API dispatch, which answers every project route itself (or passes on what is
+  // not one): API requests skip these layers.
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', service: 'gateway' });
   });
@@ -148,25 +169,7 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
   // Only paths under `/_` enter the dashboard's router (API requests skip its layers).
   const dashboard = dashboardRoutes(opts.dashboardDir);
   app.use((req, res, next) => (req.path.startsWith(DASHBOARD_PATH) ? dashboard(req, res, next) : next()));
-  app.use(bodyLimit);
-  app.use(bodyDeadline(opts.bodyTimeoutMs ?? 10_000));
   app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey, deletion }));
-
-  app.use(async (req, res, next) => {
-    const route = matchRoute(req.method, req.path);
-    if (!route) return next();
-    stripInternalHeaders(req);
-    let keyKind: KeyKind;
-    if (route.auth === 'key') {
-      keyKind = await keys.authenticate(route.project, bearer(req.headers.authorization));
-    } else {
-      if (!(await opts.store.getProject(route.project))) throw new NotFoundError('Unknown project.');
-      keyKind = 'none';
-    }
-    req.headers[INTERNAL_HEADERS.project] = route.project;
-    req.headers[INTERNAL_HEADERS.keyKind] = keyKind;
-    opts.upstreams[route.service].handle(req, res, next);
-  });
 
   app.get(REALTIME_ROUTE, () => {
     throw new InvalidRequestError('The realtime endpoint takes WebSocket connections only (Upgrade: websocket).');
