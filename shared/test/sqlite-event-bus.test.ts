@@ -58,3 +58,36 @@ describe('SQLite event log: appends in groups', () => {
     }
   });
 });
+
+describe('SQLite event log: a tail nobody wants', () => {
+  it('skips what is appended while `wanted` is false, then delivers what follows, in order', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-events-'));
+    const file = path.join(dir, 'events.db');
+    const writer = new SqliteEventBus({ file, pollMs: 10 });
+    const reader = new SqliteEventBus({ file, pollMs: 10 });
+    try {
+      const project = asProjectId('unwanted');
+      const publish = (id: string) =>
+        writer.publish({ project, collection: 'c', kind: 'create', record: { id, version: 1, created_at: 'x', updated_at: 'x' }, committed_at: Date.now() });
+      let wanted = false;
+      const seen: string[] = [];
+      const stop = await reader.tail((events) => seen.push(...events.map((e) => String(e.record?.id))), () => wanted);
+      await publish('skipped-1');
+      await publish('skipped-2');
+      // Two poll intervals: the tail has looked at the log and moved past both.
+      await new Promise((r) => setTimeout(r, 50));
+      wanted = true;
+      await publish('delivered-1');
+      await publish('delivered-2');
+      for (let i = 0; i < 100 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(seen).toEqual(['delivered-1', 'delivered-2']);
+      // The skipped events are still in the log for readers that replay it.
+      expect((await reader.read(project, 0)).events.map((e) => e.record?.id)).toEqual(['skipped-1', 'skipped-2', 'delivered-1', 'delivered-2']);
+      stop();
+    } finally {
+      await writer.close();
+      await reader.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -90,7 +90,11 @@ export class Hub {
 
   /** Starts tailing the bus and the periodic checks. Resolves once the tail is positioned. */
   async start(): Promise<void> {
-    this.stopTail = await this.bus.tail((events) => this.onEvents(events));
+    // Without a subscription on this replica every event would be dropped: let the bus skip them.
+    this.stopTail = await this.bus.tail(
+      (events) => this.onEvents(events),
+      () => this.byCollection.size > 0,
+    );
     this.timers.push(setInterval(() => this.heartbeat(), this.limits.pingIntervalMs));
     if (this.deps.revocations) this.timers.push(setInterval(() => void this.checkRevocations(), this.limits.revocationCheckMs));
     this.timers.push(setInterval(() => void this.checkPurges(), this.limits.revocationCheckMs));

@@ -84,9 +84,11 @@ export interface EventBus {
   /**
    * Calls `listener` with every event (all projects) appended after the returned promise
    * resolves, in seq order per project, also those published by other processes. Resolves with a
-   * function that stops it.
+   * function that stops it. While `wanted` (optional) returns false, the listener would ignore
+   * what it is given (a realtime replica without subscriptions): an adapter may then skip past
+   * the events appended meanwhile without reading or decoding them, and they are not delivered.
    */
-  tail(listener: EventListener): Promise<() => void>;
+  tail(listener: EventListener, wanted?: () => boolean): Promise<() => void>;
   /**
    * Forgets every event of `project` (a deleted project; the events carry record data), and
    * returns the purge point: a seq greater than every seq the project had, never given to an

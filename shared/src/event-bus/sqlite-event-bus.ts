@@ -45,7 +45,7 @@ export class SqliteEventBus implements EventBus {
   private readonly first: Statement<[], { seq: number | null }>;
   private readonly last: Statement<[], { seq: number } | undefined>;
   private readonly purgePoint: Statement<[string], { through: number } | undefined>;
-  private readonly tails = new Set<{ listener: EventListener; position: number }>();
+  private readonly tails = new Set<{ listener: EventListener; wanted?: () => boolean; position: number }>();
   private timer: NodeJS.Timeout | null = null;
   private wakeScheduled = false;
   /** Published, not yet appended (see publish). */
@@ -129,8 +129,8 @@ export class SqliteEventBus implements EventBus {
     })();
   }
 
-  async tail(listener: EventListener): Promise<() => void> {
-    const entry = { listener, position: this.lastAssigned() };
+  async tail(listener: EventListener, wanted?: () => boolean): Promise<() => void> {
+    const entry = { listener, wanted, position: this.lastAssigned() };
     this.tails.add(entry);
     this.timer ??= setInterval(() => this.poll(), this.pollMs);
     this.timer.unref?.();
@@ -154,6 +154,12 @@ export class SqliteEventBus implements EventBus {
 
   private poll(): void {
     for (const t of this.tails) {
+      if (t.wanted && !t.wanted()) {
+        // Nobody to deliver to: move past what is appended, without reading it (every write
+        // on any worker would otherwise be read and parsed here).
+        t.position = Math.max(t.position, this.lastAssigned());
+        continue;
+      }
       for (;;) {
         const rows = this.after.all(t.position, 1000);
         if (rows.length === 0) break;
