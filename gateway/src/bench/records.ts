@@ -82,16 +82,18 @@ const base = `/v1/projects/${PROJECT}/collections/items/records`;
 const queryPath = (i: number): string =>
   `${base}?where=${encodeURIComponent(JSON.stringify([['owner', '==', `o${i % OWNERS}`]]))}&orderBy=created_at&direction=desc&limit=20`;
 
-/** The four record operations against one target; `ids` are version-1 records it may patch once each. */
+/** The four record operations against one target; `patchIds` are version-1 records only it patches. */
 async function operations(target: Target, getIds: string[], patchIds: string[]): Promise<LoadResult[]> {
   return [
     await cycle(`${target.label}: create`, target, () => ({ method: 'POST', path: base, body: JSON.stringify({ data: { owner: 'o-new', title: 'x', n: 1 } }) })),
     await cycle(`${target.label}: get by id`, target, (i) => ({ method: 'GET', path: `${base}/${getIds[i % getIds.length]}` })),
     await cycle(`${target.label}: query owner== desc 20`, target, (i) => ({ method: 'GET', path: queryPath(i) })),
+    // Each pass over `patchIds` sends the version the previous pass left (a pass is far longer
+    // than the requests in flight), so every patch is a real one, whatever the throughput.
     await cycle(`${target.label}: patch with version`, target, (i) => ({
       method: 'PATCH',
       path: `${base}/${patchIds[i % patchIds.length]}`,
-      body: JSON.stringify({ data: { title: 'patched' }, version: 1 }),
+      body: JSON.stringify({ data: { title: 'patched' }, version: 1 + Math.floor(i / patchIds.length) }),
     })),
   ];
 }

@@ -55,6 +55,31 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
     return { project: ctx.project, keyKind: ctx.keyKind, auth: null };
   };
 
+  // The record routes first, the hottest first: express tries the routes in order, and each
+  // route passed over costs a path match. No two routes match the same method and path.
+  router.get(RECORD, async (req, res) => {
+    sendJson(req, res, 200, { record: await records.get(await caller(req, res), param(req, 'collection'), param(req, 'id')) });
+  });
+  router.get(RECORDS, async (req, res) => {
+    sendJson(req, res, 200, await records.query(await caller(req, res), param(req, 'collection'), req.query));
+  });
+  router.post(RECORDS, async (req, res) => {
+    const created = await records.create(await caller(req, res), param(req, 'collection'), req.body, req.get('idempotency-key'));
+    if (created.replayed) res.set('Idempotent-Replayed', 'true');
+    sendJson(req, res, 201, { record: created.record });
+  });
+  router.patch(RECORD, async (req, res) => {
+    sendJson(req, res, 200, { record: await records.update(await caller(req, res), param(req, 'collection'), param(req, 'id'), req.body) });
+  });
+  router.delete(RECORD, async (req, res) => {
+    const id = param(req, 'id');
+    await records.delete(await caller(req, res), param(req, 'collection'), id, req.query.version);
+    sendJson(req, res, 200, { deleted: true, id });
+  });
+  // Custom method (`records:import`): the colon is escaped so it is not read as a parameter.
+  router.post(`${RECORDS}\\:import`, async (req, res) => {
+    sendJson(req, res, 200, await importer.import(keyOnly(res), param(req, 'collection'), req.body));
+  });
   router.get(COLLECTIONS, async (req, res) => {
     sendJson(req, res, 200, { collections: await collections.list(keyOnly(res)) });
   });
@@ -83,29 +108,6 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
 
   router.post(`${COLLECTION}/subscribe`, async (req, res) => {
     sendJson(req, res, 200, { subscription: await records.subscribe(await caller(req, res), param(req, 'collection'), req.body) });
-  });
-  router.get(RECORDS, async (req, res) => {
-    sendJson(req, res, 200, await records.query(await caller(req, res), param(req, 'collection'), req.query));
-  });
-  router.post(RECORDS, async (req, res) => {
-    const created = await records.create(await caller(req, res), param(req, 'collection'), req.body, req.get('idempotency-key'));
-    if (created.replayed) res.set('Idempotent-Replayed', 'true');
-    sendJson(req, res, 201, { record: created.record });
-  });
-  // Custom method (`records:import`): the colon is escaped so it is not read as a parameter.
-  router.post(`${RECORDS}\\:import`, async (req, res) => {
-    sendJson(req, res, 200, await importer.import(keyOnly(res), param(req, 'collection'), req.body));
-  });
-  router.get(RECORD, async (req, res) => {
-    sendJson(req, res, 200, { record: await records.get(await caller(req, res), param(req, 'collection'), param(req, 'id')) });
-  });
-  router.patch(RECORD, async (req, res) => {
-    sendJson(req, res, 200, { record: await records.update(await caller(req, res), param(req, 'collection'), param(req, 'id'), req.body) });
-  });
-  router.delete(RECORD, async (req, res) => {
-    const id = param(req, 'id');
-    await records.delete(await caller(req, res), param(req, 'collection'), id, req.query.version);
-    sendJson(req, res, 200, { deleted: true, id });
   });
   return router;
 }
