@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { RequestHandler } from 'express';
 import { PayloadTooLargeError, UnauthorizedError } from './errors';
@@ -9,18 +10,55 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Where requireInternal leaves the body digest the credential was signed for. */
 export const SIGNED_DIGEST = 'plinthSignedDigest';
 
-/** A request body as sent (still encoded), at most 1 MiB (else 413); empty when there is none. */
-export async function readRawBody(req: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-    size += buf.length;
-    // Compressed bodies are limited again once inflated, by the parsers.
-    if (size > BODY_LIMIT_BYTES) throw new PayloadTooLargeError();
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks);
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * A request body as sent (still encoded), at most 1 MiB (else 413, and the request is destroyed);
+ * empty when there is none. An HTTP request with neither Content-Length nor Transfer-Encoding
+ * has no body, so it is not read at all. Listeners, not `for await`: the async iterator cost a
+ * measurable share of a proxied request.
+ */
+export function readRawBody(req: Readable): Promise<Buffer> {
+  const headers = (req as Readable & { headers?: IncomingHttpHeaders }).headers;
+  if (headers && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) return Promise.resolve(EMPTY);
+  // Already read to its end by someone else: nothing is left to read.
+  if (req.readableEnded) return Promise.resolve(EMPTY);
+  const premature = (): Error => Object.assign(new Error('The request body ended before it was complete.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  if (req.destroyed) return Promise.reject(premature());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (err: unknown, body?: Buffer): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', settle);
+      req.off('aborted', onAborted);
+      req.off('close', onClose);
+      if (err) reject(err);
+      else resolve(body as Buffer);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      size += buf.length;
+      // Compressed bodies are limited again once inflated, by the parsers.
+      if (size > BODY_LIMIT_BYTES) {
+        settle(new PayloadTooLargeError());
+        req.destroy();
+        return;
+      }
+      chunks.push(buf);
+    };
+    const onEnd = (): void => settle(undefined, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    const onAborted = (): void => settle(premature());
+    const onClose = (): void => {
+      if (!req.readableEnded) settle(premature());
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', settle);
+    req.on('aborted', onAborted);
+    req.on('close', onClose);
+  });
 }
 
 /**
