@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
 import { bodyParsers } from './body-parsing';
+import { isPlainJsonBody, readPlainJsonBody } from './json-body-fast';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { fromDependencyError } from './dependency-errors';
 import { PlinthError, UnauthorizedError, UnavailableError } from './errors';
@@ -138,6 +139,11 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
       // parser would skip one by one, leaving `req.body` undefined.
       if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
         next();
+        return;
+      }
+      // The common JSON body without body-parser's machinery, same limits and errors.
+      if (isPlainJsonBody(req)) {
+        readPlainJsonBody(req, next);
         return;
       }
       let i = 0;
