@@ -21,9 +21,10 @@ import { joinRecord, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
 import { fieldExpr, type SqlValue } from './sqlite-predicate';
 import { querySql } from './sqlite-query-sql';
-import { BUDGET_FUNCTION, TIMEOUT_MARK, runQueryJob, type QueryJob, type RawRow } from './sqlite-query-job';
+import { TIMEOUT_MARK, type QueryJob, type RawRow } from './sqlite-query-job';
 import { SqliteReaders } from './sqlite-readers';
 import { InlineQueryBudget } from './inline-query-budget';
+import { SqliteQueryRunner, isPointQuery } from './sqlite-query-runner';
 import { SqliteWriteBatch } from './sqlite-write-batch';
 import { queryTimeout } from '../query-timeout';
 
@@ -142,21 +143,18 @@ export class SqliteRecordStore implements RecordStore {
   private readonly writes: WriteRetry;
   /** Group commit of create, update and delete (sqlite-write-batch.ts). */
   private readonly batch: SqliteWriteBatch;
-  /** Deadline of the query running on the main connection (plinth_budget reads it). */
-  private deadline = Infinity;
+  /** Where queries run: the event loop or a reader thread (sqlite-query-runner.ts). */
+  private readonly queries: SqliteQueryRunner;
 
   constructor(
     private readonly db: SqliteDatabase,
-    private readonly readers: SqliteReaders | null = null,
-    private readonly inline = new InlineQueryBudget({ sliceMs: 0 }),
+    readers: SqliteReaders | null = null,
+    inline = new InlineQueryBudget({ sliceMs: 0 }),
   ) {
     db.exec(SCHEMA);
     this.writes = new WriteRetry(db);
     this.batch = new SqliteWriteBatch(db, this.writes);
-    db.function(BUDGET_FUNCTION, { deterministic: false, varargs: true }, () => {
-      if (Date.now() > this.deadline) throw new Error(TIMEOUT_MARK);
-      return 1;
-    });
+    this.queries = new SqliteQueryRunner(db, (sql) => this.prepared(sql), readers, inline);
   }
 
   /** Opens (creating) the database file; `:memory:` for tests. */
@@ -403,44 +401,9 @@ export class SqliteRecordStore implements RecordStore {
     return querySql(recordTable(project, collection.name), collection, query, tolerant);
   }
 
-  /** A query pinned to one id (the rule-filtered get): cheap enough for the event loop. */
-  private static isPointQuery(query: RecordQuery): boolean {
-    const p = query.predicate;
-    const first = typeof p === 'object' && p !== null && !Array.isArray(p) && 'and' in p ? p.and[0] : p;
-    return Array.isArray(first) && first[0] === 'id' && first[1] === '==';
-  }
-
-  private async runJob(job: QueryJob, timeoutMs: number, point: boolean): Promise<RawRow[]> {
-    const readers = this.readers;
-    if (!readers || point) return this.runInline(job, timeoutMs);
-    if (!this.inline.allows()) return readers.run(job, timeoutMs);
-    // A slice on the event loop first; a query that needs more runs again on a reader.
-    const slice = this.inline.sliceMs;
-    if (timeoutMs <= slice) return this.runInline(job, timeoutMs);
-    const started = Date.now();
-    try {
-      return this.runInline(job, slice);
-    } catch (err) {
-      if (!messageOf(err).includes(TIMEOUT_MARK)) throw err;
-      const spent = Date.now() - started;
-      this.inline.overran(spent);
-      return readers.run(job, timeoutMs - spent);
-    }
-  }
-
-  /** Runs a query on the main connection, stopped `timeoutMs` after it starts. */
-  private runInline(job: QueryJob, timeoutMs: number): RawRow[] {
-    this.deadline = Date.now() + timeoutMs;
-    try {
-      return runQueryJob((sql) => this.prepared(sql), job);
-    } finally {
-      this.deadline = Infinity;
-    }
-  }
-
   async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
     const timeoutMs = query.timeoutMs ?? Infinity;
-    const point = SqliteRecordStore.isPointQuery(query);
+    const point = isPointQuery(query);
     const job = (tolerant: boolean): QueryJob => ({
       runs: this.querySql(project, collection, query, tolerant),
       limit: query.limit,
@@ -448,14 +411,14 @@ export class SqliteRecordStore implements RecordStore {
     });
     let rows: RawRow[];
     try {
-      rows = await this.runJob(job(false), timeoutMs, point);
+      rows = await this.queries.run(job(false), timeoutMs, point);
     } catch (err) {
       const message = messageOf(err);
       if (message.includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
       if (/no such table/.test(message)) throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
       if (!MALFORMED_JSON.test(message)) throw err;
       try {
-        rows = await this.runJob(job(true), timeoutMs, point);
+        rows = await this.queries.run(job(true), timeoutMs, point);
       } catch (again) {
         if (messageOf(again).includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
         throw again;
@@ -478,7 +441,7 @@ export class SqliteRecordStore implements RecordStore {
 
   async close(): Promise<void> {
     this.batch.flush();
-    await this.readers?.close();
+    await this.queries.close();
     if (this.db.open) this.db.close();
   }
 }
