@@ -13,6 +13,7 @@ export * from './ids';
 export * from './context';
 export * from './service-app';
 export * from './body-parsing';
+export * from './parse-body';
 export * from './serve';
 export * from './startup';
 export * from './sqlite';

@@ -10,8 +10,9 @@
  */
 import type { Request } from 'express';
 import { BodyTooDeepError, MAX_BODY_DEPTH, jsonDepthViolation } from './body-parsing';
+import { readRawBody } from './internal-body';
 
-/** Limit of a body read this way, in bytes (body-parser's `1mb`). */
+/** Limit of a body read this way, in bytes (body-parser's `1mb`; readRawBody's limit). */
 const LIMIT_BYTES = 1024 * 1024;
 
 /** An error as body-parser raises it (`type`, `status`), for the error handler. */
@@ -33,66 +34,35 @@ export function isPlainJsonBody(req: Request): boolean {
   return length !== undefined && /^\d{1,7}$/.test(length) && Number(length) <= LIMIT_BYTES;
 }
 
+/** `req.body` from the bytes of a plain JSON body, or the error body-parser would raise. */
+function parsePlainJson(req: Request, buf: Buffer): unknown {
+  const deep = jsonDepthViolation(buf, MAX_BODY_DEPTH);
+  if (deep) return Object.assign(new BodyTooDeepError(deep), { status: 400 });
+  let text = buf.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.length === 0) {
+    // An empty body is `{}`, as body-parser reads it.
+    req.body = {};
+    return undefined;
+  }
+  const first = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d])/.exec(text)?.[1];
+  if (first !== '{' && first !== '[') return bodyError('entity.parse.failed', 400, 'Unexpected token in JSON body');
+  try {
+    req.body = JSON.parse(text) as unknown;
+    return undefined;
+  } catch {
+    return bodyError('entity.parse.failed', 400, 'Malformed JSON body');
+  }
+}
+
 /** Reads and parses the body of a request isPlainJsonBody accepted into `req.body`, then `next`. */
 export function readPlainJsonBody(req: Request, next: (err?: unknown) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let settled = false;
-  const finish = (err?: unknown): void => {
-    if (settled) return;
-    settled = true;
-    req.off('data', onData);
-    req.off('end', onEnd);
-    req.off('error', onError);
-    req.off('aborted', onAborted);
-    req.off('close', onClose);
-    next(err);
-  };
-  const onData = (chunk: Buffer): void => {
-    size += chunk.length;
-    // The HTTP parser stops at Content-Length; a replayed stream might not.
-    if (size > LIMIT_BYTES) {
-      finish(bodyError('entity.too.large', 413, 'request entity too large'));
-      return;
-    }
-    chunks.push(chunk);
-  };
-  const onEnd = (): void => {
-    const buf = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-    const deep = jsonDepthViolation(buf, MAX_BODY_DEPTH);
-    if (deep) {
-      finish(Object.assign(new BodyTooDeepError(deep), { status: 400 }));
-      return;
-    }
-    let text = buf.toString('utf8');
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    if (text.length === 0) {
-      // An empty body is `{}`, as body-parser reads it.
-      req.body = {};
-      finish();
-      return;
-    }
-    const first = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d])/.exec(text)?.[1];
-    if (first !== '{' && first !== '[') {
-      finish(bodyError('entity.parse.failed', 400, 'Unexpected token in JSON body'));
-      return;
-    }
-    try {
-      req.body = JSON.parse(text) as unknown;
-    } catch {
-      finish(bodyError('entity.parse.failed', 400, 'Malformed JSON body'));
-      return;
-    }
-    finish();
-  };
-  const onError = (err: unknown): void => finish(err);
-  const onAborted = (): void => finish(bodyError('request.aborted', 400, 'request aborted'));
-  const onClose = (): void => {
-    if (!req.readableEnded) finish(bodyError('request.aborted', 400, 'request aborted'));
-  };
-  req.on('data', onData);
-  req.on('end', onEnd);
-  req.on('error', onError);
-  req.on('aborted', onAborted);
-  req.on('close', onClose);
+  readRawBody(req).then(
+    (buf) => next(parsePlainJson(req, buf)),
+    (err: unknown) => {
+      // A body cut off before its end is a client's mistake, as body-parser says it.
+      const premature = (err as { code?: unknown } | null)?.code === 'ERR_STREAM_PREMATURE_CLOSE';
+      next(premature ? bodyError('request.aborted', 400, 'request aborted') : err);
+    },
+  );
 }

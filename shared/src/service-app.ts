@@ -1,7 +1,6 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
-import { bodyParsers } from './body-parsing';
-import { isPlainJsonBody, readPlainJsonBody } from './json-body-fast';
+import { parseBody } from './parse-body';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { fromDependencyError } from './dependency-errors';
 import { PlinthError, UnauthorizedError, UnavailableError } from './errors';
@@ -131,30 +130,8 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   // internal auth, the parsed body, the routes.
   const api = express.Router();
   api.use(requireInternal(opts.internalSecret, new ReplayGuard(), opts.nonceStore));
-  // JSON, form, then 415 for an unread body — on the bytes the credential was signed for.
-  const parsers = bodyParsers();
-  api.use(
-    internalBodyParser((req, res, next) => {
-      // No Content-Length and no Transfer-Encoding: no body (a GET, a DELETE), which every
-      // parser would skip one by one, leaving `req.body` undefined.
-      if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
-        next();
-        return;
-      }
-      // The common JSON body without body-parser's machinery, same limits and errors.
-      if (isPlainJsonBody(req)) {
-        readPlainJsonBody(req, next);
-        return;
-      }
-      let i = 0;
-      const step = (err?: unknown): void => {
-        const parse = parsers[i++];
-        if (err || !parse) next(err);
-        else parse(req, res, step);
-      };
-      step();
-    }),
-  );
+  // The body (parse-body.ts) — on the bytes the credential was signed for.
+  api.use(internalBodyParser(parseBody()));
   const purge = opts.purge;
   if (purge) {
     api.post('/v1/projects/:project/purge', async (_req, res) => {

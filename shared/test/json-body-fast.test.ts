@@ -5,7 +5,7 @@
  */
 import express, { type RequestHandler } from 'express';
 import request from 'supertest';
-import { bodyParsers, createLogger, errorHandler } from '@plinth/shared';
+import { bodyParsers, createLogger, errorHandler, runInOrder } from '@plinth/shared';
 import { isPlainJsonBody, readPlainJsonBody } from '../src/json-body-fast';
 
 function app(parse: RequestHandler): express.Express {
@@ -17,16 +17,7 @@ function app(parse: RequestHandler): express.Express {
   return a;
 }
 
-const chain = bodyParsers();
-const viaBodyParser = app((req, res, next) => {
-  let i = 0;
-  const step = (err?: unknown): void => {
-    const parse = chain[i++];
-    if (err || !parse) next(err);
-    else parse(req, res, step);
-  };
-  step();
-});
+const viaBodyParser = app(runInOrder(bodyParsers()));
 const viaFast = app((req, _res, next) => {
   if (!isPlainJsonBody(req)) {
     next(new Error('not taken by the fast reader'));

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteEventBus, asProjectId } from '@plinth/shared';
+import { SqliteEventBus, asProjectId, type ChangeEventInput, type ProjectId } from '@plinth/shared';
 import { describeEventBusContract } from './event-bus-contract';
 
 describeEventBusContract('SQLite event log', async (retention) => {
@@ -18,28 +18,39 @@ describeEventBusContract('SQLite event log', async (retention) => {
   };
 });
 
+/** Two buses on one fresh log file, as two processes would have them; both closed and removed after `fn`. */
+async function withWriterAndReader(fn: (writer: SqliteEventBus, reader: SqliteEventBus) => Promise<void>): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-events-'));
+  const file = path.join(dir, 'events.db');
+  const writer = new SqliteEventBus({ file, pollMs: 10 });
+  const reader = new SqliteEventBus({ file, pollMs: 10 });
+  try {
+    await fn(writer, reader);
+  } finally {
+    await writer.close();
+    await reader.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A create event of record `id` in collection `c`. */
+const created = (project: ProjectId, id: string): ChangeEventInput => ({
+  project,
+  collection: 'c',
+  kind: 'create',
+  record: { id, version: 1, created_at: 'x', updated_at: 'x' },
+  committed_at: Date.now(),
+});
+
 describe('SQLite event log: appends in groups', () => {
-  it('events published in one turn of the event loop get consecutive seqs in publish order, seen so by another process', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-events-'));
-    const file = path.join(dir, 'events.db');
-    const writer = new SqliteEventBus({ file, pollMs: 10 });
-    const reader = new SqliteEventBus({ file, pollMs: 10 });
-    try {
+  it('events published in one turn of the event loop get consecutive seqs in publish order, seen so by another process', () =>
+    withWriterAndReader(async (writer, reader) => {
       const project = asProjectId('grouped');
-      const seqs = await Promise.all(
-        Array.from({ length: 50 }, (_, i) =>
-          writer.publish({ project, collection: 'c', kind: 'create', record: { id: `r${i}`, version: 1, created_at: 'x', updated_at: 'x' }, committed_at: Date.now() }),
-        ),
-      );
+      const seqs = await Promise.all(Array.from({ length: 50 }, (_, i) => writer.publish(created(project, `r${i}`))));
       expect(seqs).toEqual(Array.from({ length: 50 }, (_, i) => seqs[0]! + i));
       const page = await reader.read(project, 0);
       expect(page.events.map((e) => [e.seq, e.record?.id])).toEqual(seqs.map((s, i) => [s, `r${i}`]));
-    } finally {
-      await writer.close();
-      await reader.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
   it('an event published just before close is still appended', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-events-'));
@@ -60,15 +71,10 @@ describe('SQLite event log: appends in groups', () => {
 });
 
 describe('SQLite event log: a tail nobody wants', () => {
-  it('skips what is appended while `wanted` is false, then delivers what follows, in order', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-events-'));
-    const file = path.join(dir, 'events.db');
-    const writer = new SqliteEventBus({ file, pollMs: 10 });
-    const reader = new SqliteEventBus({ file, pollMs: 10 });
-    try {
+  it('skips what is appended while `wanted` is false, then delivers what follows, in order', () =>
+    withWriterAndReader(async (writer, reader) => {
       const project = asProjectId('unwanted');
-      const publish = (id: string) =>
-        writer.publish({ project, collection: 'c', kind: 'create', record: { id, version: 1, created_at: 'x', updated_at: 'x' }, committed_at: Date.now() });
+      const publish = (id: string) => writer.publish(created(project, id));
       let wanted = false;
       const seen: string[] = [];
       const stop = await reader.tail((events) => seen.push(...events.map((e) => String(e.record?.id))), () => wanted);
@@ -84,10 +90,5 @@ describe('SQLite event log: a tail nobody wants', () => {
       // The skipped events are still in the log for readers that replay it.
       expect((await reader.read(project, 0)).events.map((e) => e.record?.id)).toEqual(['skipped-1', 'skipped-2', 'delivered-1', 'delivered-2']);
       stop();
-    } finally {
-      await writer.close();
-      await reader.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 });

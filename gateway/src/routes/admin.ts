@@ -2,7 +2,6 @@ import { Router, type RequestHandler } from 'express';
 import Joi from 'joi';
 import { randomBytes } from 'node:crypto';
 import {
-  bodyParsers,
   ForbiddenError,
   InvalidRequestError,
   NotFoundError,
@@ -10,6 +9,7 @@ import {
   UnauthorizedError,
   asProjectId,
   isProjectId,
+  parseBody,
   type ProjectId,
 } from '@plinth/shared';
 import { bearer, generateKey, publicKeyView, safeEqual } from '../keys';
@@ -67,7 +67,7 @@ export function adminRoutes(deps: AdminDeps): Router {
   const { store, keys } = deps;
   const r = Router();
   r.use(requireOperator(deps));
-  r.use(bodyParsers());
+  r.use(parseBody());
 
   r.post('/projects', async (req, res) => {
     const body = validate(createProjectSchema, req.body);

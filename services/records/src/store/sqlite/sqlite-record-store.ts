@@ -42,6 +42,7 @@ export interface SqliteRecordStoreOptions {
 }
 
 const MALFORMED_JSON = /malformed JSON/;
+const NO_SUCH_TABLE = /no such table/;
 
 /**
  * The message of a thrown error. Not `instanceof Error`: better-sqlite3 builds its errors from
@@ -50,6 +51,11 @@ const MALFORMED_JSON = /malformed JSON/;
 function messageOf(err: unknown): string {
   const message = typeof err === 'object' && err !== null ? (err as { message?: unknown }).message : undefined;
   return typeof message === 'string' ? message : '';
+}
+
+/** A collection's table dropped by a concurrent delete: 404 for that collection; other errors as they are. */
+function tableGone(collection: Collection, err: unknown): unknown {
+  return NO_SUCH_TABLE.test(messageOf(err)) ? new NotFoundError(`Collection "${collection.name}" does not exist.`) : err;
 }
 
 
@@ -277,10 +283,7 @@ export class SqliteRecordStore implements RecordStore {
     try {
       return fn();
     } catch (err) {
-      if (/no such table/.test(messageOf(err))) {
-        throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
-      }
-      throw err;
+      throw tableGone(collection, err);
     }
   }
 
@@ -289,10 +292,7 @@ export class SqliteRecordStore implements RecordStore {
     try {
       return await write;
     } catch (err) {
-      if (/no such table/.test(messageOf(err))) {
-        throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
-      }
-      throw err;
+      throw tableGone(collection, err);
     }
   }
 
@@ -415,7 +415,7 @@ export class SqliteRecordStore implements RecordStore {
     } catch (err) {
       const message = messageOf(err);
       if (message.includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
-      if (/no such table/.test(message)) throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
+      if (NO_SUCH_TABLE.test(message)) throw tableGone(collection, err);
       if (!MALFORMED_JSON.test(message)) throw err;
       try {
         rows = await this.queries.run(job(true), timeoutMs, point);
