@@ -1,3 +1,5 @@
+import express from 'express';
+import helmet from 'helmet';
 import request from 'supertest';
 import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
 
@@ -171,5 +173,26 @@ describe('gateway: project keys and operator API', () => {
     expect(res.headers['access-control-allow-origin']).toBe('*');
     const plain = await request(t.app).get('/healthz');
     expect(plain.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it("sets helmet's security headers, each as helmet sets it, on API answers, errors and 404s", async () => {
+    const reference = express();
+    reference.disable('x-powered-by');
+    reference.use(helmet());
+    reference.get('/', (_req, res) => {
+      res.json({});
+    });
+    const expected = (await request(reference).get('/')).headers;
+    const names = Object.keys(expected).filter((h) => !['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'etag'].includes(h));
+    expect(names).toEqual(expect.arrayContaining(['content-security-policy', 'strict-transport-security', 'x-frame-options', 'cross-origin-opener-policy']));
+    const answers = [
+      await request(t.app).get(collections(t.project.id)).set('Authorization', `Bearer ${t.project.secretKey}`),
+      await request(t.app).get(collections(t.project.id)),
+      await request(t.app).get('/no/such/path'),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 401, 404]);
+    for (const answer of answers) {
+      for (const name of names) expect([name, answer.headers[name]]).toEqual([name, expected[name]]);
+    }
   });
 });

@@ -14,6 +14,7 @@ export * from './context';
 export * from './service-app';
 export * from './body-parsing';
 export * from './parse-body';
+export * from './run-in-order';
 export * from './serve';
 export * from './startup';
 export * from './sqlite';

@@ -7,19 +7,7 @@
 import type { RequestHandler } from 'express';
 import { bodyParsers } from './body-parsing';
 import { isPlainJsonBody, readPlainJsonBody } from './json-body-fast';
-
-/** Runs `handlers` one after another as one handler, stopping at the first error. */
-export function runInOrder(handlers: RequestHandler[]): RequestHandler {
-  return (req, res, next) => {
-    let i = 0;
-    const step = (err?: unknown): void => {
-      const handler = handlers[i++];
-      if (err || !handler) next(err);
-      else void handler(req, res, step);
-    };
-    step();
-  };
-}
+import { runInOrder } from './run-in-order';
 
 export function parseBody(): RequestHandler {
   const chain = runInOrder(bodyParsers());
