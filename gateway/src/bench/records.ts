@@ -83,19 +83,36 @@ const queryPath = (i: number): string =>
   `${base}?where=${encodeURIComponent(JSON.stringify([['owner', '==', `o${i % OWNERS}`]]))}&orderBy=created_at&direction=desc&limit=20`;
 
 /** The four record operations against one target; `patchIds` are version-1 records only it patches. */
-async function operations(target: Target, getIds: string[], patchIds: string[]): Promise<LoadResult[]> {
+async function operations(target: Target, getIds: string[], patchIds: string[], beside?: Beside): Promise<LoadResult[]> {
+  const op = async (name: string, make: Parameters<typeof cycle>[2]): Promise<LoadResult> => {
+    const hello = await beside?.measure();
+    const result = await cycle(`${target.label}: ${name}`, target, make);
+    if (hello) beside?.pairs.push({ op: name, hello, result });
+    return result;
+  };
   return [
-    await cycle(`${target.label}: create`, target, () => ({ method: 'POST', path: base, body: JSON.stringify({ data: { owner: 'o-new', title: 'x', n: 1 } }) })),
-    await cycle(`${target.label}: get by id`, target, (i) => ({ method: 'GET', path: `${base}/${getIds[i % getIds.length]}` })),
-    await cycle(`${target.label}: query owner== desc 20`, target, (i) => ({ method: 'GET', path: queryPath(i) })),
+    await op('create', () => ({ method: 'POST', path: base, body: JSON.stringify({ data: { owner: 'o-new', title: 'x', n: 1 } }) })),
+    await op('get by id', (i) => ({ method: 'GET', path: `${base}/${getIds[i % getIds.length]}` })),
+    await op('query owner== desc 20', (i) => ({ method: 'GET', path: queryPath(i) })),
     // Each pass over `patchIds` sends the version the previous pass left (a pass is far longer
     // than the requests in flight), so every patch is a real one, whatever the throughput.
-    await cycle(`${target.label}: patch with version`, target, (i) => ({
+    await op('patch with version', (i) => ({
       method: 'PATCH',
       path: `${base}/${patchIds[i % patchIds.length]}`,
       body: JSON.stringify({ data: { title: 'patched' }, version: 1 + Math.floor(i / patchIds.length) }),
     })),
   ];
+}
+
+/**
+ * The express hello measured again just before each operation (its server idles meanwhile), so
+ * each operation has a ceiling from the same minute: on a shared machine the speed of the cores
+ * drifts over the minutes a run takes, and a ratio to the hello of the run's first minute carries
+ * that drift.
+ */
+interface Beside {
+  measure: () => Promise<LoadResult>;
+  pairs: Array<{ op: string; hello: LoadResult; result: LoadResult }>;
 }
 
 async function createProjectAndCollection(url: string, adminKey: string): Promise<string> {
@@ -131,6 +148,7 @@ export async function benchRecords(): Promise<string> {
   const multi = `standalone ×${workers}`;
 
   const hello = await runEntry('gateway/dist/bench/hello-server.js', {}, '/hello');
+  const beside: Beside = { measure: () => load('express hello (just before)', { url: `${hello.url}/hello` }), pairs: [] };
   try {
     rows.push(await load('express hello (ceiling)', { url: `${hello.url}/hello` }));
     rows.push(
@@ -141,8 +159,9 @@ export async function benchRecords(): Promise<string> {
         body: JSON.stringify({ data: { owner: 'o-new', title: 'x', n: 1 } }),
       }),
     );
-  } finally {
+  } catch (err) {
     await hello.stop();
+    throw err;
   }
   const bare = await runEntry('gateway/dist/bench/bare-hello-server.js', {}, '/hello');
   try {
@@ -177,7 +196,7 @@ export async function benchRecords(): Promise<string> {
     try {
       const target: Target = { label: multi, url: many.url, headers: () => ({ Authorization: `Bearer ${secret}` }) };
       const memory = sampleTreeMemory(many.child.pid!);
-      rows.push(...(await operations(target, ids, ids.slice(25_000, 50_000))));
+      rows.push(...(await operations(target, ids, ids.slice(25_000, 50_000), beside)));
       peak = memory.stop();
     } finally {
       await many.stop();
@@ -192,6 +211,7 @@ export async function benchRecords(): Promise<string> {
     }
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
+    await hello.stop();
   }
 
   const cluster = await startCluster({ env: BENCH_LIMITS });
@@ -228,6 +248,8 @@ export async function benchRecords(): Promise<string> {
     '',
     `express hello / node:http hello: ${ratio(ceiling, byName('node:http hello'))}   express POST / express GET: ${ratio(writeCeiling, ceiling)}`,
     ...ratios,
+    `${multi} against the express hello measured just before each operation: ` +
+      beside.pairs.map((p) => `${p.op} ${ratio(p.result, p.hello)} (hello ${p.hello.rps.toFixed(0)} req/s)`).join(', '),
     `peak memory of the primary and all ${workers} workers under these loads: RSS summed ${(peak.rss / 1024 / 1024).toFixed(0)} MB (shared pages once per process), PSS summed ${(peak.pss / 1024 / 1024).toFixed(0)} MB (shared pages once)`,
     '',
     '## Records: `where owner == x orderBy created_at desc limit 20` as the collection grows (standalone ×1, SQLite, indexed owner)',
