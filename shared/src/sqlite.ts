@@ -73,7 +73,8 @@ export function assertWritableDir(dir: string): void {
 
 const SLEEP = new Int32Array(new SharedArrayBuffer(4));
 
-function isBusy(err: unknown): boolean {
+/** SQLITE_BUSY and its extended codes: another connection holds the lock wanted. */
+export function isBusy(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
@@ -90,8 +91,23 @@ function isBusy(err: unknown): boolean {
 export class WriteRetry {
   constructor(
     private readonly db: SqliteDatabase,
-    private readonly timeoutMs = 5000,
+    /** How long a write may wait for the lock, in all, before its SQLITE_BUSY is thrown. */
+    readonly timeoutMs = 5000,
   ) {}
+
+  /**
+   * One try of `write` without waiting: SQLITE_BUSY at once when another connection holds the
+   * lock. For callers that wait for the lock without blocking their event loop (they try again
+   * later, at most `timeoutMs` in all).
+   */
+  once<T>(write: () => T): T {
+    this.db.pragma('busy_timeout = 0');
+    try {
+      return write();
+    } finally {
+      this.db.pragma(`busy_timeout = ${Math.floor(this.timeoutMs)}`);
+    }
+  }
 
   run<T>(write: () => T): T {
     // Not a prepared statement: SQLite applies this pragma when it compiles it, so a prepared
@@ -110,5 +126,45 @@ export class WriteRetry {
     } finally {
       this.db.pragma(`busy_timeout = ${Math.floor(this.timeoutMs)}`);
     }
+  }
+}
+
+/**
+ * Waiting for a write lock without blocking the event loop, for writers that queue their writes
+ * and commit them in groups: after a commit failed with SQLITE_BUSY (tried with WriteRetry.once),
+ * `retryLater` schedules the next try `retryMs` later, so the process serves requests meanwhile
+ * (and what they write joins the waiting group), until `timeoutMs` has passed since the first
+ * failed try.
+ */
+export class LockWait {
+  private timer: NodeJS.Timeout | undefined;
+  private since: number | undefined;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly retryMs = 1,
+  ) {}
+
+  /** After a failed commit: true when `err` is SQLITE_BUSY within the budget and `again` is scheduled. */
+  retryLater(err: unknown, again: () => void): boolean {
+    const now = Date.now();
+    this.since ??= now;
+    if (!isBusy(err) || now - this.since >= this.timeoutMs) {
+      this.since = undefined;
+      return false;
+    }
+    this.timer = setTimeout(again, this.retryMs);
+    return true;
+  }
+
+  /** After a commit went through, or failed for good. */
+  done(): void {
+    this.since = undefined;
+  }
+
+  /** Called at the start of each try: the scheduled one, if any, is this one or no longer needed. */
+  cancel(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteEventBus, asProjectId, type ChangeEventInput, type ProjectId } from '@plinth/shared';
+import { SqliteEventBus, asProjectId, openSqlite, type ChangeEventInput, type ProjectId } from '@plinth/shared';
 import { describeEventBusContract } from './event-bus-contract';
 
 describeEventBusContract('SQLite event log', async (retention) => {
@@ -19,13 +19,13 @@ describeEventBusContract('SQLite event log', async (retention) => {
 });
 
 /** Two buses on one fresh log file, as two processes would have them; both closed and removed after `fn`. */
-async function withWriterAndReader(fn: (writer: SqliteEventBus, reader: SqliteEventBus) => Promise<void>): Promise<void> {
+async function withWriterAndReader(fn: (writer: SqliteEventBus, reader: SqliteEventBus, file: string) => Promise<void>): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-events-'));
   const file = path.join(dir, 'events.db');
   const writer = new SqliteEventBus({ file, pollMs: 10 });
   const reader = new SqliteEventBus({ file, pollMs: 10 });
   try {
-    await fn(writer, reader);
+    await fn(writer, reader, file);
   } finally {
     await writer.close();
     await reader.close();
@@ -50,6 +50,28 @@ describe('SQLite event log: appends in groups', () => {
       expect(seqs).toEqual(Array.from({ length: 50 }, (_, i) => seqs[0]! + i));
       const page = await reader.read(project, 0);
       expect(page.events.map((e) => [e.seq, e.record?.id])).toEqual(seqs.map((s, i) => [s, `r${i}`]));
+    }));
+
+  it('while another process holds the write lock, the publisher keeps running and its events are appended after, in order', () =>
+    withWriterAndReader(async (writer, reader, file) => {
+      const project = asProjectId('waiting');
+      await writer.publish(created(project, 'first')); // the log file exists
+      const holder = openSqlite(file);
+      holder.exec('BEGIN IMMEDIATE');
+      let ticks = 0;
+      const ticking = setInterval(() => ticks++, 5);
+      const early = [writer.publish(created(project, 'a')), writer.publish(created(project, 'b'))];
+      // Only a running event loop gets here: the lock is released from a timer.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const late = writer.publish(created(project, 'c'));
+      holder.exec('ROLLBACK');
+      holder.close();
+      const seqs = await Promise.all([...early, late]);
+      clearInterval(ticking);
+      expect(ticks).toBeGreaterThanOrEqual(5);
+      expect(seqs).toEqual([seqs[0], seqs[0]! + 1, seqs[0]! + 2]);
+      const page = await reader.read(project, 0);
+      expect(page.events.map((e) => e.record?.id)).toEqual(['first', 'a', 'b', 'c']);
     }));
 
   it('an event published just before close is still appended', async () => {

@@ -19,9 +19,13 @@ const p = asProjectId('batch-test');
 const c: Collection = { name: 'c', fields: { email: { type: 'text', unique: true } }, rules: {}, revision: 1, created_at: '', updated_at: '' };
 const rec = (id: string, email: string) => ({ id, version: 1, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', email });
 
-/** Counts the commits a batch makes: each goes through WriteRetry.run once. */
+/** Counts the commits a batch makes: each goes through WriteRetry.once (run when closing). */
 class CountingRetry extends WriteRetry {
   commits = 0;
+  override once<T>(write: () => T): T {
+    this.commits++;
+    return super.once(write);
+  }
   override run<T>(write: () => T): T {
     this.commits++;
     return super.run(write);
@@ -94,6 +98,34 @@ it('when the transaction cannot start, every write of the batch fails and none i
   // The lock is free again: the next batch commits.
   await Promise.all([batch.run(() => insert.run(3)), batch.run(() => insert.run(4))]);
   expect(db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([3, 4]);
+  holder.close();
+  db.close();
+});
+
+it('while another process holds the write lock, the worker keeps running and the writes commit after, in order', async () => {
+  const file = path.join(dir, 'records.db');
+  const db = openSqlite(file);
+  db.exec('CREATE TABLE t (v INTEGER)');
+  const retry = new CountingRetry(db);
+  const batch = new SqliteWriteBatch(db, retry);
+  const holder = openSqlite(file);
+  holder.exec('BEGIN IMMEDIATE');
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  let ticks = 0;
+  const ticking = setInterval(() => ticks++, 5);
+  const early = [batch.run(() => insert.run(1)), batch.run(() => insert.run(2))];
+  // Only a running event loop gets here: the lock is released from a timer.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const late = batch.run(() => insert.run(3));
+  holder.exec('ROLLBACK');
+  await Promise.all([...early, late]);
+  clearInterval(ticking);
+  expect(ticks).toBeGreaterThanOrEqual(5);
+  expect(db.prepare('SELECT v FROM t ORDER BY rowid').pluck().all()).toEqual([1, 2, 3]);
+  // The write asked for while the others waited went with them: tries while the lock was taken, then one commit.
+  const tries = retry.commits;
+  await batch.run(() => insert.run(4));
+  expect(retry.commits).toBe(tries + 1);
   holder.close();
   db.close();
 });

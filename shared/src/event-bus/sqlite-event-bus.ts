@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { openSqlite, WriteRetry, type SqliteDatabase } from '../sqlite';
+import { LockWait, openSqlite, WriteRetry, type SqliteDatabase } from '../sqlite';
 import type { ProjectId } from '../types';
 import {
   DEFAULT_EVENT_RETENTION,
@@ -39,6 +39,7 @@ export class SqliteEventBus implements EventBus {
   private readonly retention: EventRetention;
   private readonly pollMs: number;
   private readonly writes: WriteRetry;
+  private readonly lock: LockWait;
   private readonly insert: Statement<[string, number, string]>;
   private readonly after: Statement<[number, number], Row>;
   private readonly projectAfter: Statement<[string, number, number], Row>;
@@ -69,6 +70,7 @@ export class SqliteEventBus implements EventBus {
       );
     `);
     this.writes = new WriteRetry(this.db);
+    this.lock = new LockWait(this.writes.timeoutMs);
     this.insert = this.db.prepare('INSERT INTO events (project, committed_at, payload) VALUES (?, ?, ?)');
     this.after = this.db.prepare('SELECT seq, payload FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
     this.projectAfter = this.db.prepare('SELECT seq, payload FROM events WHERE project = ? AND seq > ? ORDER BY seq LIMIT ?');
@@ -95,18 +97,29 @@ export class SqliteEventBus implements EventBus {
     });
   }
 
-  private appendQueued(): void {
+  /**
+   * While another worker holds the log's write lock, the events stay queued, first in line, and
+   * the append is tried again a millisecond later (LockWait) instead of blocking this worker.
+   */
+  private appendQueued(wait = false): void {
+    this.lock.cancel();
     const batch = this.queued.splice(0);
     if (batch.length === 0) return;
     let seqs: number[];
+    const append = () =>
+      this.db.transaction(() => batch.map((e) => Number(this.insert.run(e.project, e.committed_at, e.payload).lastInsertRowid))).immediate();
     try {
-      seqs = this.writes.run(() =>
-        this.db.transaction(() => batch.map((e) => Number(this.insert.run(e.project, e.committed_at, e.payload).lastInsertRowid))).immediate(),
-      );
+      seqs = wait ? this.writes.run(append) : this.writes.once(append);
     } catch (err) {
+      if (!wait && this.lock.retryLater(err, () => this.appendQueued())) {
+        this.queued.unshift(...batch);
+        return;
+      }
+      this.lock.done();
       for (const e of batch) e.reject(err);
       return;
     }
+    this.lock.done();
     batch.forEach((e, i) => e.resolve(seqs[i]!));
     this.wake();
   }
@@ -177,7 +190,7 @@ export class SqliteEventBus implements EventBus {
    * retained events.
    */
   async purge(project: ProjectId): Promise<number> {
-    this.appendQueued();
+    this.appendQueued(true);
     return this.db.transaction((): number => {
       const through = this.lastAssigned() + 1;
       const moved = this.db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'events'").run(through);
@@ -198,7 +211,7 @@ export class SqliteEventBus implements EventBus {
   }
 
   async close(): Promise<void> {
-    this.appendQueued();
+    this.appendQueued(true);
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.tails.clear();

@@ -440,7 +440,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async close(): Promise<void> {
-    this.batch.flush();
+    this.batch.flush(true);
     await this.queries.close();
     if (this.db.open) this.db.close();
   }

@@ -12,8 +12,14 @@
  * as far as the connection's `synchronous` setting makes it. If the transaction itself fails
  * (the disk is full, the lock stays taken), every write of the batch fails with that error. A
  * batch of one write runs as that statement alone, as it did before batching.
+ *
+ * Another worker may hold the file's write lock. Waiting for it blocking (SQLite's busy handler,
+ * or a sleep between tries) stops the whole worker: with two workers writing, each spent much of
+ * its time stopped while the other committed, and two workers created fewer records per second
+ * than one. Here the worker goes on serving requests between tries, and what they write joins
+ * the waiting commit.
  */
-import type { SqliteDatabase, WriteRetry } from '@plinth/shared';
+import { isBusy, LockWait, type SqliteDatabase, type WriteRetry } from '@plinth/shared';
 
 interface Queued {
   write: () => unknown;
@@ -27,12 +33,14 @@ export class SqliteWriteBatch {
   private queued: Queued[] = [];
   /** Runs one write in a savepoint (better-sqlite3 nests transactions as savepoints). */
   private readonly inSavepoint: (write: () => unknown) => unknown;
+  private readonly lock: LockWait;
 
   constructor(
     private readonly db: SqliteDatabase,
     private readonly retry: WriteRetry,
   ) {
     this.inSavepoint = db.transaction((write: () => unknown) => write());
+    this.lock = new LockWait(retry.timeoutMs);
   }
 
   /** Runs `write` (one statement, synchronous) in the next group commit; its result once committed. */
@@ -43,32 +51,53 @@ export class SqliteWriteBatch {
     });
   }
 
-  /** Commits what is queued now (also called before the store closes). */
-  flush(): void {
+  /**
+   * Commits what is queued now. When another process holds the write lock, the writes stay
+   * queued, first in line, and the commit is tried again a millisecond later (LockWait): the event
+   * loop keeps serving meanwhile, and the writes asked for in between join the same commit. After the
+   * retry budget (WriteRetry's `timeoutMs`) the writes fail with SQLITE_BUSY. `wait` (the store
+   * closing): wait for the lock here instead, blocking, within the same budget.
+   */
+  flush(wait = false): void {
+    this.lock.cancel();
     const batch = this.queued;
     if (batch.length === 0) return;
     this.queued = [];
-    if (batch.length === 1) {
-      const only = batch[0] as Queued;
-      try {
-        only.resolve(this.retry.run(only.write));
-      } catch (err) {
-        only.reject(err);
-      }
-      return;
-    }
     let outcomes: Outcome[];
     try {
-      outcomes = this.retry.run(() => this.db.transaction(() => batch.map((q) => this.attempt(q.write))).immediate());
+      outcomes = this.commit(batch, wait);
     } catch (err) {
+      if (!wait && this.lock.retryLater(err, () => this.flush())) {
+        this.queued = batch.concat(this.queued);
+        return;
+      }
+      this.lock.done();
       for (const q of batch) q.reject(err);
       return;
     }
+    this.lock.done();
     batch.forEach((q, i) => {
       const outcome = outcomes[i] as Outcome;
       if (outcome.ok) q.resolve(outcome.value);
       else q.reject(outcome.error);
     });
+  }
+
+  /**
+   * The outcome of each write, committed; throws when the commit itself failed (nothing written),
+   * SQLITE_BUSY included. A batch of one write runs as that statement alone.
+   */
+  private commit(batch: Queued[], wait: boolean): Outcome[] {
+    const locked = <T>(write: () => T): T => (wait ? this.retry.run(write) : this.retry.once(write));
+    if (batch.length === 1) {
+      try {
+        return [{ ok: true, value: locked((batch[0] as Queued).write) }];
+      } catch (error) {
+        if (isBusy(error)) throw error;
+        return [{ ok: false, error }];
+      }
+    }
+    return locked(() => this.db.transaction(() => batch.map((q) => this.attempt(q.write))).immediate());
   }
 
   private attempt(write: () => unknown): Outcome {
