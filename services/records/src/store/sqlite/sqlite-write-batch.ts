@@ -14,10 +14,9 @@
  * batch of one write runs as that statement alone, as it did before batching.
  *
  * Another worker may hold the file's write lock. Waiting for it blocking (SQLite's busy handler,
- * or a sleep between tries) stops the whole worker: with two workers writing, each spent much of
- * its time stopped while the other committed, and two workers created fewer records per second
- * than one. Here the worker goes on serving requests between tries, and what they write joins
- * the waiting commit.
+ * or a sleep between tries) stops the whole worker, reads included, until the other worker's
+ * commit is done. Here the worker goes on serving requests between tries, and what they write
+ * joins the waiting commit.
  */
 import { isBusy, LockWait, type SqliteDatabase, type WriteRetry } from '@plinth/shared';
 
@@ -53,10 +52,10 @@ export class SqliteWriteBatch {
 
   /**
    * Commits what is queued now. When another process holds the write lock, the writes stay
-   * queued, first in line, and the commit is tried again a millisecond later (LockWait): the event
-   * loop keeps serving meanwhile, and the writes asked for in between join the same commit. After the
-   * retry budget (WriteRetry's `timeoutMs`) the writes fail with SQLITE_BUSY. `wait` (the store
-   * closing): wait for the lock here instead, blocking, within the same budget.
+   * queued, first in line, and the commit is tried again a millisecond later (LockWait): the
+   * event loop keeps serving meanwhile, and the writes asked for in between join the same commit.
+   * After the retry budget (WriteRetry's `timeoutMs`) the writes fail with SQLITE_BUSY. `wait`
+   * (the store closing): wait for the lock here instead, blocking, within the same budget.
    */
   flush(wait = false): void {
     this.lock.cancel();
