@@ -129,42 +129,43 @@ export class WriteRetry {
   }
 }
 
+/** What LockWait.commit returns when the lock was taken and the commit is scheduled again. */
+export const LATER: unique symbol = Symbol('later');
+
 /**
  * Waiting for a write lock without blocking the event loop, for writers that queue their writes
- * and commit them in groups: after a commit failed with SQLITE_BUSY (tried with WriteRetry.once),
- * `retryLater` schedules the next try `retryMs` later, so the process serves requests meanwhile
- * (and what they write joins the waiting group), until `timeoutMs` has passed since the first
- * failed try.
+ * and commit them in groups. `commit` tries once (WriteRetry.once); when another connection holds
+ * the lock it schedules `again` `retryMs` later and returns LATER, so the process serves requests
+ * meanwhile (and what they write joins the waiting group), until WriteRetry's `timeoutMs` has
+ * passed since the first failed try: then, and for any other error, it throws. `wait` (closing,
+ * purging): wait for the lock in place instead, blocking, within the same budget.
  */
 export class LockWait {
   private timer: NodeJS.Timeout | undefined;
   private since: number | undefined;
 
   constructor(
-    private readonly timeoutMs: number,
+    private readonly writes: WriteRetry,
     private readonly retryMs = 1,
   ) {}
 
-  /** After a failed commit: true when `err` is SQLITE_BUSY within the budget and `again` is scheduled. */
-  retryLater(err: unknown, again: () => void): boolean {
-    const now = Date.now();
-    this.since ??= now;
-    if (!isBusy(err) || now - this.since >= this.timeoutMs) {
-      this.since = undefined;
-      return false;
-    }
-    this.timer = setTimeout(again, this.retryMs);
-    return true;
-  }
-
-  /** After a commit went through, or failed for good. */
-  done(): void {
-    this.since = undefined;
-  }
-
-  /** Called at the start of each try: the scheduled one, if any, is this one or no longer needed. */
-  cancel(): void {
+  commit<T>(write: () => T, again: () => void, wait = false): T | typeof LATER {
+    // A try asked for while one is scheduled (closing) replaces it.
     clearTimeout(this.timer);
     this.timer = undefined;
+    try {
+      const value = wait ? this.writes.run(write) : this.writes.once(write);
+      this.since = undefined;
+      return value;
+    } catch (err) {
+      const now = Date.now();
+      this.since ??= now;
+      if (wait || !isBusy(err) || now - this.since >= this.writes.timeoutMs) {
+        this.since = undefined;
+        throw err;
+      }
+      this.timer = setTimeout(again, this.retryMs);
+      return LATER;
+    }
   }
 }

@@ -147,8 +147,21 @@ export async function benchRecords(): Promise<string> {
   const workers = Number(process.env.BENCH_WORKERS ?? os.availableParallelism());
   const multi = `standalone ×${workers}`;
 
+  // node:http first, so that the express hello server, which stays up (idle) through the
+  // standalone loads for `beside`, is stopped by one `finally`.
+  const bare = await runEntry('gateway/dist/bench/bare-hello-server.js', {}, '/hello');
+  let bareRow: LoadResult;
+  try {
+    bareRow = await load('node:http hello', { url: `${bare.url}/hello` });
+  } finally {
+    await bare.stop();
+  }
   const hello = await runEntry('gateway/dist/bench/hello-server.js', {}, '/hello');
   const beside: Beside = { measure: () => load('express hello (just before)', { url: `${hello.url}/hello` }), pairs: [] };
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-records-'));
+  const adminKey = `adm_${randomBytes(24).toString('hex')}`;
+  const file = path.join(dataDir, 'records.db');
+  let peak = { rss: 0, pss: 0 };
   try {
     rows.push(await load('express hello (ceiling)', { url: `${hello.url}/hello` }));
     rows.push(
@@ -159,22 +172,7 @@ export async function benchRecords(): Promise<string> {
         body: JSON.stringify({ data: { owner: 'o-new', title: 'x', n: 1 } }),
       }),
     );
-  } catch (err) {
-    await hello.stop();
-    throw err;
-  }
-  const bare = await runEntry('gateway/dist/bench/bare-hello-server.js', {}, '/hello');
-  try {
-    rows.push(await load('node:http hello', { url: `${bare.url}/hello` }));
-  } finally {
-    await bare.stop();
-  }
-
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-records-'));
-  const adminKey = `adm_${randomBytes(24).toString('hex')}`;
-  const file = path.join(dataDir, 'records.db');
-  let peak = { rss: 0, pss: 0 };
-  try {
+    rows.push(bareRow);
     // One worker: the query as the collection grows to 100k, then the four operations.
     let ids: string[];
     let secret: string;

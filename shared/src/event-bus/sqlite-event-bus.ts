@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { LockWait, openSqlite, WriteRetry, type SqliteDatabase } from '../sqlite';
+import { LATER, LockWait, openSqlite, WriteRetry, type SqliteDatabase } from '../sqlite';
 import type { ProjectId } from '../types';
 import {
   DEFAULT_EVENT_RETENTION,
@@ -38,7 +38,6 @@ export class SqliteEventBus implements EventBus {
   private readonly db: SqliteDatabase;
   private readonly retention: EventRetention;
   private readonly pollMs: number;
-  private readonly writes: WriteRetry;
   private readonly lock: LockWait;
   private readonly insert: Statement<[string, number, string]>;
   private readonly after: Statement<[number, number], Row>;
@@ -69,8 +68,7 @@ export class SqliteEventBus implements EventBus {
         through INTEGER NOT NULL
       );
     `);
-    this.writes = new WriteRetry(this.db);
-    this.lock = new LockWait(this.writes.timeoutMs);
+    this.lock = new LockWait(new WriteRetry(this.db));
     this.insert = this.db.prepare('INSERT INTO events (project, committed_at, payload) VALUES (?, ?, ?)');
     this.after = this.db.prepare('SELECT seq, payload FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
     this.projectAfter = this.db.prepare('SELECT seq, payload FROM events WHERE project = ? AND seq > ? ORDER BY seq LIMIT ?');
@@ -102,25 +100,25 @@ export class SqliteEventBus implements EventBus {
    * the append is tried again a millisecond later (LockWait) instead of blocking this worker.
    */
   private appendQueued(wait = false): void {
-    this.lock.cancel();
     const batch = this.queued.splice(0);
     if (batch.length === 0) return;
-    let seqs: number[];
-    const append = () =>
-      this.db.transaction(() => batch.map((e) => Number(this.insert.run(e.project, e.committed_at, e.payload).lastInsertRowid))).immediate();
+    let seqs: number[] | typeof LATER;
     try {
-      seqs = wait ? this.writes.run(append) : this.writes.once(append);
+      seqs = this.lock.commit(
+        () => this.db.transaction(() => batch.map((e) => Number(this.insert.run(e.project, e.committed_at, e.payload).lastInsertRowid))).immediate(),
+        () => this.appendQueued(),
+        wait,
+      );
     } catch (err) {
-      if (!wait && this.lock.retryLater(err, () => this.appendQueued())) {
-        this.queued.unshift(...batch);
-        return;
-      }
-      this.lock.done();
       for (const e of batch) e.reject(err);
       return;
     }
-    this.lock.done();
-    batch.forEach((e, i) => e.resolve(seqs[i]!));
+    if (seqs === LATER) {
+      this.queued.unshift(...batch);
+      return;
+    }
+    const assigned = seqs;
+    batch.forEach((e, i) => e.resolve(assigned[i]!));
     this.wake();
   }
 

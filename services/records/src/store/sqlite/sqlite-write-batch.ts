@@ -18,7 +18,7 @@
  * commit is done. Here the worker goes on serving requests between tries, and what they write
  * joins the waiting commit.
  */
-import { isBusy, LockWait, type SqliteDatabase, type WriteRetry } from '@plinth/shared';
+import { isBusy, LATER, LockWait, type SqliteDatabase, type WriteRetry } from '@plinth/shared';
 
 interface Queued {
   write: () => unknown;
@@ -36,10 +36,10 @@ export class SqliteWriteBatch {
 
   constructor(
     private readonly db: SqliteDatabase,
-    private readonly retry: WriteRetry,
+    retry: WriteRetry,
   ) {
     this.inSavepoint = db.transaction((write: () => unknown) => write());
-    this.lock = new LockWait(retry.timeoutMs);
+    this.lock = new LockWait(retry);
   }
 
   /** Runs `write` (one statement, synchronous) in the next group commit; its result once committed. */
@@ -58,25 +58,23 @@ export class SqliteWriteBatch {
    * (the store closing): wait for the lock here instead, blocking, within the same budget.
    */
   flush(wait = false): void {
-    this.lock.cancel();
     const batch = this.queued;
     if (batch.length === 0) return;
     this.queued = [];
-    let outcomes: Outcome[];
+    let outcomes: Outcome[] | typeof LATER;
     try {
-      outcomes = this.commit(batch, wait);
+      outcomes = this.lock.commit(() => this.commit(batch), () => this.flush(), wait);
     } catch (err) {
-      if (!wait && this.lock.retryLater(err, () => this.flush())) {
-        this.queued = batch.concat(this.queued);
-        return;
-      }
-      this.lock.done();
       for (const q of batch) q.reject(err);
       return;
     }
-    this.lock.done();
+    if (outcomes === LATER) {
+      this.queued = batch.concat(this.queued);
+      return;
+    }
+    const committed = outcomes;
     batch.forEach((q, i) => {
-      const outcome = outcomes[i] as Outcome;
+      const outcome = committed[i] as Outcome;
       if (outcome.ok) q.resolve(outcome.value);
       else q.reject(outcome.error);
     });
@@ -86,17 +84,16 @@ export class SqliteWriteBatch {
    * The outcome of each write, committed; throws when the commit itself failed (nothing written),
    * SQLITE_BUSY included. A batch of one write runs as that statement alone.
    */
-  private commit(batch: Queued[], wait: boolean): Outcome[] {
-    const locked = <T>(write: () => T): T => (wait ? this.retry.run(write) : this.retry.once(write));
+  private commit(batch: Queued[]): Outcome[] {
     if (batch.length === 1) {
       try {
-        return [{ ok: true, value: locked((batch[0] as Queued).write) }];
+        return [{ ok: true, value: (batch[0] as Queued).write() }];
       } catch (error) {
         if (isBusy(error)) throw error;
         return [{ ok: false, error }];
       }
     }
-    return locked(() => this.db.transaction(() => batch.map((q) => this.attempt(q.write))).immediate());
+    return this.db.transaction(() => batch.map((q) => this.attempt(q.write))).immediate();
   }
 
   private attempt(write: () => unknown): Outcome {
