@@ -114,3 +114,49 @@ describe('SQLite event log: a tail nobody wants', () => {
       stop();
     }));
 });
+
+describe('SQLite event log: trimming in steps', () => {
+  /** A log holding `n` events of `project`, kept to the newest `maxEvents`. */
+  async function fullLog(n: number, maxEvents: number): Promise<{ bus: SqliteEventBus; project: ProjectId; cleanUp: () => Promise<void> }> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-events-'));
+    const bus = new SqliteEventBus({ file: path.join(dir, 'events.db'), retention: { maxEvents, maxAgeMs: 3_600_000 } });
+    const project = asProjectId('trimmed');
+    await Promise.all(Array.from({ length: n }, (_, i) => bus.publish(created(project, `r${i}`))));
+    return {
+      bus,
+      project,
+      cleanUp: async () => {
+        await bus.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  it('an event published while a long trim runs is appended before the trim ends, and the trim keeps exactly the retained events', async () => {
+    const log = await fullLog(5000, 100);
+    try {
+      const order: string[] = [];
+      const head = await log.bus.head(log.project);
+      const trimmed = log.bus.trim().then(() => order.push('trim done'));
+      const published = log.bus.publish(created(log.project, 'during')).then((seq) => {
+        order.push('published');
+        return seq;
+      });
+      await Promise.all([trimmed, published]);
+      expect(order).toEqual(['published', 'trim done']);
+      const page = await log.bus.read(log.project, head - 100);
+      expect(page.trimmed).toBe(false);
+      expect(page.events.map((e) => e.record?.id)).toEqual([...Array.from({ length: 100 }, (_, i) => `r${4900 + i}`), 'during']);
+      expect((await log.bus.read(log.project, head - 101)).trimmed).toBe(true);
+    } finally {
+      await log.cleanUp();
+    }
+  });
+
+  it('closing the log during a trim ends the trim quietly', async () => {
+    const log = await fullLog(5000, 100);
+    const trimmed = log.bus.trim();
+    await log.cleanUp();
+    await expect(trimmed).resolves.toBeUndefined();
+  });
+});
