@@ -129,6 +129,17 @@ export class WriteRetry {
   }
 }
 
+/**
+ * A large delete in steps: runs `step` (one statement that deletes at most `chunk` rows and
+ * returns how many it deleted) at once, and again after each turn of the event loop while it
+ * deleted a full chunk, until it deletes fewer or `stopped()` is true. One statement deleting
+ * everything would stop the process (better-sqlite3 is synchronous) and hold the file's write
+ * lock, which other processes' writes wait for, as long as all of it takes.
+ */
+export async function deleteInSteps(step: () => number, chunk: number, stopped: () => boolean = () => false): Promise<void> {
+  while (!stopped() && step() === chunk) await new Promise((resolve) => setImmediate(resolve));
+}
+
 /** What LockWait.commit returns when the lock was taken and the commit is scheduled again. */
 export const LATER: unique symbol = Symbol('later');
 

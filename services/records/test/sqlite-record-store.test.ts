@@ -50,17 +50,45 @@ describe('a query that needs more than its slice on the event loop', () => {
   }, 60_000);
 });
 
-it('deletes expired idempotency keys as new ones arrive', async () => {
+/** A store in memory with collection `c` of project `project`, and makers of records and key claims. */
+async function keyedStore(project: string) {
   const store = SqliteRecordStore.open(':memory:');
-  const p = asProjectId('purge-test');
+  const p = asProjectId(project);
   const c: Collection = { name: 'c', fields: { a: { type: 'text' } }, rules: {}, revision: 1, created_at: '', updated_at: '' };
   await store.createCollection(p, c);
   const rec = (id: string) => ({ id, version: 1, created_at: 'x', updated_at: 'x', a: id });
   const claim = (key: string, now: string, expiresAt: string) => ({ key, fingerprint: 'f', now, expiresAt });
+  return { store, p, c, rec, claim };
+}
+
+it('deletes expired idempotency keys as new ones arrive', async () => {
+  const { store, p, c, rec, claim } = await keyedStore('purge-test');
   await store.insertRecord(p, c, rec('r1'), claim('k1', '2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'));
   await store.insertRecord(p, c, rec('r2'), claim('k2', '2026-01-01T00:30:00.000Z', '2026-01-02T00:30:00.000Z'));
   expect(store.countIdempotencyKeys()).toBe(2);
   await store.insertRecord(p, c, rec('r3'), claim('k3', '2026-01-02T00:10:00.000Z', '2026-01-03T00:10:00.000Z'));
   expect(store.countIdempotencyKeys()).toBe(2);
+  await store.close();
+});
+
+it('deletes many expired idempotency keys in steps, after the create that found them is answered', async () => {
+  const { store, p, c, rec, claim } = await keyedStore('purge-steps');
+  const expired = 2500;
+  for (let i = 0; i < expired; i++) {
+    await store.insertRecord(p, c, rec(`old${i}`), claim(`k${i}`, '2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'));
+  }
+  const day2 = (minute: number) => `2026-01-02T00:${String(minute).padStart(2, '0')}:00.000Z`;
+  await store.insertRecord(p, c, rec('new1'), claim('new1', day2(10), '2026-01-03T00:00:00.000Z'));
+  // Answered before the purge ended: some expired keys are gone, not all.
+  const left = store.countIdempotencyKeys();
+  expect(left).toBeGreaterThan(1);
+  expect(left).toBeLessThan(expired + 1);
+  // A create meanwhile is answered too, and the purge goes on between requests.
+  await store.insertRecord(p, c, rec('new2'), claim('new2', day2(11), '2026-01-03T00:00:00.000Z'));
+  for (let i = 0; i < 100 && store.countIdempotencyKeys() > 2; i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(store.countIdempotencyKeys()).toBe(2);
+  // The new keys still replay their records.
+  const again = await store.insertRecord(p, c, rec('other'), claim('new1', day2(12), '2026-01-03T00:00:00.000Z'));
+  expect(again).toMatchObject({ replayed: true, record: { id: 'new1' } });
   await store.close();
 });

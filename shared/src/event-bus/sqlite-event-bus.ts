@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { LATER, LockWait, openSqlite, WriteRetry, type SqliteDatabase } from '../sqlite';
+import { deleteInSteps, LATER, LockWait, openSqlite, WriteRetry, type SqliteDatabase } from '../sqlite';
 import type { ProjectId } from '../types';
 import {
   DEFAULT_EVENT_RETENTION,
@@ -228,9 +228,7 @@ export class SqliteEventBus implements EventBus {
   private async trimChunks(now: number): Promise<void> {
     const keepFrom = this.lastAssigned() - this.retention.maxEvents;
     const before = now - this.retention.maxAgeMs;
-    while (!this.closed && this.trimOldest.run(TRIM_CHUNK, keepFrom, before).changes === TRIM_CHUNK) {
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await deleteInSteps(() => this.trimOldest.run(TRIM_CHUNK, keepFrom, before).changes, TRIM_CHUNK, () => this.closed);
   }
 
   async purgedThrough(project: ProjectId): Promise<number> {

@@ -25,6 +25,7 @@ import { TIMEOUT_MARK, type QueryJob, type RawRow } from './sqlite-query-job';
 import { SqliteReaders } from './sqlite-readers';
 import { InlineQueryBudget } from './inline-query-budget';
 import { SqliteQueryRunner, isPointQuery } from './sqlite-query-runner';
+import { SqliteIdempotencyKeys } from './sqlite-idempotency-keys';
 import { SqliteWriteBatch } from './sqlite-write-batch';
 import { queryTimeout } from '../query-timeout';
 
@@ -67,20 +68,7 @@ CREATE TABLE IF NOT EXISTS collections (
   body TEXT NOT NULL,
   PRIMARY KEY (project, name)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS idempotency_keys (
-  project TEXT NOT NULL,
-  collection TEXT NOT NULL,
-  key TEXT NOT NULL,
-  fingerprint TEXT NOT NULL,
-  record TEXT NOT NULL,
-  expires_at TEXT NOT NULL,
-  PRIMARY KEY (project, collection, key)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_at);
 `;
-
-/** Expired idempotency keys are deleted at most this often (MongoDB's TTL index does it there). */
-const PURGE_EVERY_MS = 60_000;
 
 /** Project ids have no `_`, so `rec_<project>_<collection>` is unambiguous. Names are validated. */
 export function recordTable(project: ProjectId, collection: string): string {
@@ -128,7 +116,6 @@ function wantedIndexes(table: string, collection: Collection): Map<string, strin
 const MAX_STATEMENTS = 500;
 
 export class SqliteRecordStore implements RecordStore {
-  private lastPurge = 0;
   private readonly statements = new Map<string, Statement>();
   private readonly parsedCollections = new Map<string, { body: string; collection: Collection }>();
 
@@ -147,6 +134,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   private readonly writes: WriteRetry;
+  private readonly keys: SqliteIdempotencyKeys;
   /** Group commit of create, update and delete (sqlite-write-batch.ts). */
   private readonly batch: SqliteWriteBatch;
   /** Where queries run: the event loop or a reader thread (sqlite-query-runner.ts). */
@@ -158,6 +146,7 @@ export class SqliteRecordStore implements RecordStore {
     inline = new InlineQueryBudget({ sliceMs: 0 }),
   ) {
     db.exec(SCHEMA);
+    this.keys = new SqliteIdempotencyKeys(db);
     this.writes = new WriteRetry(db);
     this.batch = new SqliteWriteBatch(db, this.writes);
     this.queries = new SqliteQueryRunner(db, (sql) => this.prepared(sql), readers, inline);
@@ -272,7 +261,7 @@ export class SqliteRecordStore implements RecordStore {
   async deleteCollection(project: ProjectId, name: string): Promise<boolean> {
     return this.db.transaction(() => {
       const gone = this.prepared('DELETE FROM collections WHERE project = ? AND name = ?').run(project, name);
-      this.prepared('DELETE FROM idempotency_keys WHERE project = ? AND collection = ?').run(project, name);
+      this.keys.forgetCollection(project, name);
       this.db.exec(`DROP TABLE IF EXISTS "${recordTable(project, name)}"`);
       return gone.changes > 0;
     }).immediate();
@@ -319,41 +308,21 @@ export class SqliteRecordStore implements RecordStore {
       await this.onTableAsync(collection, this.batch.run(insertRow));
       return { record, replayed: false };
     }
-    this.purgeExpiredKeys(idempotency.now);
+    this.keys.purgeExpired(idempotency.now);
     return this.onTable(collection, () =>
       this.writes.run(() => this.db.transaction((): InsertResult => {
-        if (idempotency) {
-          const prior = this
-            .prepared('SELECT fingerprint, record, expires_at FROM idempotency_keys WHERE project = ? AND collection = ? AND key = ?')
-            .get(project, collection.name, idempotency.key) as { fingerprint: string; record: string; expires_at: string } | undefined;
-          if (prior && prior.expires_at > idempotency.now) {
-            if (prior.fingerprint !== idempotency.fingerprint) {
-              throw new ConflictError('This Idempotency-Key was used with another request body.', { header: 'Idempotency-Key' });
-            }
-            return { record: JSON.parse(prior.record) as RecordDoc, replayed: true };
-          }
-        }
+        const replayed = this.keys.replay(project, collection.name, idempotency);
+        if (replayed) return { record: replayed, replayed: true };
         insertRow();
-        if (idempotency) {
-          this
-            .prepared('INSERT OR REPLACE INTO idempotency_keys (project, collection, key, fingerprint, record, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
-            .run(project, collection.name, idempotency.key, idempotency.fingerprint, JSON.stringify(record), idempotency.expiresAt);
-        }
+        this.keys.remember(project, collection.name, idempotency, record);
         return { record, replayed: false };
       }).immediate()),
     );
   }
 
-  private purgeExpiredKeys(now: string): void {
-    const nowMs = Date.parse(now);
-    if (nowMs - this.lastPurge < PURGE_EVERY_MS) return;
-    this.lastPurge = nowMs;
-    this.prepared('DELETE FROM idempotency_keys WHERE expires_at <= ?').run(now);
-  }
-
   /** Number of idempotency keys held (expired ones included until purged). */
   countIdempotencyKeys(): number {
-    return (this.prepared('SELECT count(*) AS n FROM idempotency_keys').get() as { n: number }).n;
+    return this.keys.count();
   }
 
   async getRecord(project: ProjectId, collection: Collection, id: string): Promise<RecordDoc | null> {
