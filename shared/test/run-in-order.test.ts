@@ -48,7 +48,12 @@ describe('runInOrder', () => {
       after++;
       next();
     };
-    const res = await request(app([mark('a'), failing, counted])).get('/');
+    // The failing handler runs after one that calls next later, outside express's own try: only
+    // runInOrder can pass its error on.
+    const later: RequestHandler = (req, res, next) => {
+      setImmediate(() => mark('a')(req, res, next));
+    };
+    const res = await request(app([later, failing, counted])).get('/');
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'invalid_request', message: 'bad one' });
     expect(after).toBe(0);

@@ -22,9 +22,6 @@ export interface SqliteEventBusOptions {
   pollMs?: number;
 }
 
-/** Events deleted per statement while trimming (≈1.5 µs each, 360,000 in ≈0.55 s in all). */
-const TRIM_CHUNK = 1000;
-
 interface Row {
   seq: number;
   payload: string;
@@ -210,11 +207,12 @@ export class SqliteEventBus implements EventBus {
   }
 
   /**
-   * Deletes from the oldest end, TRIM_CHUNK events per statement, and lets the event loop run
-   * between statements, until the oldest events are within the retention: each statement looks
-   * at TRIM_CHUNK rows only (by the primary key), so a trim never stops this worker, nor holds
-   * the log's write lock, for more than one chunk takes. (One statement over the whole log
-   * measured ≈0.5 s for 360,000 events, and scanned the whole log even when nothing was due.)
+   * Deletes from the oldest end, a step of events per statement (deleteInSteps), and lets the
+   * event loop run between statements, until the oldest events are within the retention: each
+   * statement looks at one step's rows only (by the primary key), so a trim never stops this
+   * worker, nor holds the log's write lock, for more than one step takes. (One statement over the
+   * whole log measured ≈0.5 s for 360,000 events, and scanned the whole log even when nothing
+   * was due; in steps the 360,000 take ≈0.55 s in all, spread out.)
    * Events are in seq order and nearly in `committed_at` order; one younger event among older
    * ones ends this trim early, and the next trim takes the rest.
    */
@@ -228,7 +226,7 @@ export class SqliteEventBus implements EventBus {
   private async trimChunks(now: number): Promise<void> {
     const keepFrom = this.lastAssigned() - this.retention.maxEvents;
     const before = now - this.retention.maxAgeMs;
-    await deleteInSteps(() => this.trimOldest.run(TRIM_CHUNK, keepFrom, before).changes, TRIM_CHUNK, () => this.closed);
+    await deleteInSteps((limit) => this.trimOldest.run(limit, keepFrom, before).changes, () => this.closed);
   }
 
   async purgedThrough(project: ProjectId): Promise<number> {

@@ -20,10 +20,8 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
 CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_at);
 `;
 
-/** Expired keys are deleted at most this often… */
+/** Expired keys are deleted at most this often, in steps (deleteInSteps). */
 const PURGE_EVERY_MS = 60_000;
-/** …this many per statement, the worker serving requests between statements (deleteInSteps). */
-const PURGE_STEP = 1000;
 
 export class SqliteIdempotencyKeys {
   private lastPurge = 0;
@@ -88,7 +86,7 @@ export class SqliteIdempotencyKeys {
     if (this.purging || nowMs - this.lastPurge < PURGE_EVERY_MS) return;
     this.lastPurge = nowMs;
     this.purging = true;
-    deleteInSteps(() => this.stmt.purge.run(now, PURGE_STEP).changes, PURGE_STEP, () => !this.db.open)
+    deleteInSteps((limit) => this.stmt.purge.run(now, limit).changes, () => !this.db.open)
       .catch(() => {})
       .finally(() => {
         this.purging = false;
