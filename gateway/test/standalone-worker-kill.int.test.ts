@@ -97,9 +97,16 @@ it('SIGKILL of one worker under load: replaced, the other keeps serving, no ackn
   expect(after).toHaveLength(2);
   expect(after).not.toContain(before[0]);
   expect(after).toContain(before[1]);
-  // …and the new one serves: fresh connections reach both slots again.
+  // …and the new one serves once it has started listening: fresh connections reach both slots
+  // again. (The process exists before it listens; until then the primary hands every connection
+  // to the other worker.)
   const seen = new Set<string>();
-  for (let i = 0; i < 4; i++) seen.add((await freshRequest(api, { headers })).worker ?? '?');
+  while (seen.size < 2 && Date.now() < deadline) {
+    const res = await freshRequest(api, { headers });
+    expect(res.status).toBe(200);
+    seen.add(res.worker ?? '?');
+    if (seen.size < 2) await new Promise((r) => setTimeout(r, 50));
+  }
   expect(seen).toEqual(new Set(['1', '2']));
 
   // Every acknowledged write is stored, exactly once (the retries replayed, never duplicated).
