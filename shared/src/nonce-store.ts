@@ -1,3 +1,4 @@
+import Joi from 'joi';
 import type { Redis } from 'ioredis';
 
 /**
@@ -12,6 +13,17 @@ export interface NonceStore {
 
 /** Default key prefix of the nonces in Redis. */
 export const DEFAULT_NONCE_PREFIX = 'plinth:internal:nonce:';
+
+/** The services that check internal credentials (records, auth, mailer) read this variable. */
+export interface NonceConfig {
+  /** Key prefix of the nonces in Redis, so deployments that share one Redis keep theirs apart. */
+  PLINTH_NONCE_PREFIX: string;
+}
+
+/** Spread into a service's Joi schema. */
+export const nonceConfigKeys = {
+  PLINTH_NONCE_PREFIX: Joi.string().min(1).max(200).default(DEFAULT_NONCE_PREFIX),
+};
 
 /** Nonces in Redis (cluster mode): one `SET NX` with the credential's remaining lifetime. */
 export class RedisNonceStore implements NonceStore {

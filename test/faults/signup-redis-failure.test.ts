@@ -21,12 +21,14 @@ describe('sign-up when Redis fails midway', () => {
   let cluster: Cluster;
   let p: ProjectAccess;
 
+  /** The services' PLINTH_NONCE_PREFIX: the ACL below lets them touch only these keys besides. */
+  const NONCES = 'faults-signup:nonce:';
   /**
    * Lets the services touch only keys matching `patterns` (until `allowAll`); internal-credential
    * nonces stay allowed, so requests still reach the sign-up flow.
    */
   const allowOnly = (...patterns: string[]) =>
-    admin.call('ACL', 'SETUSER', 'default', 'resetkeys', ...['plinth:internal:nonce:*', ...patterns].map((k) => `~${k}`));
+    admin.call('ACL', 'SETUSER', 'default', 'resetkeys', ...[`${NONCES}*`, ...patterns].map((k) => `~${k}`));
   /** The user row exists (the failure came after it was written). */
   const expectUserRow = async (email: string) => {
     const list = await projectCall<{ total: number }>(p, 'GET', `/auth/users?search=${encodeURIComponent(email)}`, { key: p.secretKey });
@@ -44,7 +46,7 @@ describe('sign-up when Redis fails midway', () => {
     admin = new Redis(redis.url);
     await admin.call('ACL', 'SETUSER', 'faults-admin', 'on', 'nopass', '~*', '&*', '+@all');
     await admin.call('AUTH', 'faults-admin', 'any');
-    cluster = await startCluster({ env: { REDIS_URL: redis.url, SMTP_URL: smtp.url } });
+    cluster = await startCluster({ env: { REDIS_URL: redis.url, SMTP_URL: smtp.url, PLINTH_NONCE_PREFIX: NONCES } });
     p = { url: cluster.url, ...(await cluster.createProject('faults-signup')) };
     await enableAuth(p, { send_verification_on_signup: true });
   }, 60_000);

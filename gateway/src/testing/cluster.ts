@@ -95,15 +95,24 @@ async function stopProcess(p: RunningProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Removes the run's event streams (PLINTH_EVENTS_PREFIX) from Redis, if it used Redis. */
-async function deleteEventStreams(env: NodeJS.ProcessEnv): Promise<void> {
-  if (!env.REDIS_URL || !env.PLINTH_EVENTS_PREFIX) return;
+/**
+ * Removes the run's event streams (PLINTH_EVENTS_PREFIX) and the nonces of its internal
+ * credentials (PLINTH_NONCE_PREFIX) from Redis, if it used Redis.
+ */
+async function deleteRunKeys(env: NodeJS.ProcessEnv): Promise<void> {
+  if (!env.REDIS_URL) return;
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 });
   try {
-    const shards = Number(env.PLINTH_EVENTS_SHARDS ?? 8);
-    const keys = Array.from({ length: shards }, (_, i) => [`${env.PLINTH_EVENTS_PREFIX}s:${i}`, `${env.PLINTH_EVENTS_PREFIX}seq:${i}`]).flat();
-    keys.push(`${env.PLINTH_EVENTS_PREFIX}purged`);
-    await redis.del(...keys);
+    if (env.PLINTH_EVENTS_PREFIX) {
+      const shards = Number(env.PLINTH_EVENTS_SHARDS ?? 8);
+      const keys = Array.from({ length: shards }, (_, i) => [`${env.PLINTH_EVENTS_PREFIX}s:${i}`, `${env.PLINTH_EVENTS_PREFIX}seq:${i}`]).flat();
+      keys.push(`${env.PLINTH_EVENTS_PREFIX}purged`);
+      await redis.del(...keys);
+    }
+    if (env.PLINTH_NONCE_PREFIX) {
+      const stream = redis.scanStream({ match: `${env.PLINTH_NONCE_PREFIX}*`, count: 1000 });
+      for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await redis.unlink(...keys);
+    }
   } catch {
     // Cleaning up is best effort: the keys are prefixed with the run's random id.
   } finally {
@@ -128,6 +137,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     PLINTH_STORAGE: 'sqlite',
     // Change events of this run in streams of their own on the shared Redis; deleted at stop.
     PLINTH_EVENTS_PREFIX: `test:events:${randomBytes(6).toString('hex')}:`,
+    // The nonces of its internal credentials too (they expire within a minute).
+    PLINTH_NONCE_PREFIX: `test:nonce:${randomBytes(6).toString('hex')}:`,
     ...opts.env,
     PLINTH_DATA_DIR: dataDir,
     PLINTH_INTERNAL_SECRET: internalSecret,
@@ -185,7 +196,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       stop: async () => {
         for (const p of [...processes].reverse()) await stopProcess(p);
         fs.rmSync(dataDir, { recursive: true, force: true });
-        await deleteEventStreams(base);
+        await deleteRunKeys(base);
       },
     };
   } catch (err) {

@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import { DEFAULT_AUTH_REDIS_PREFIX, asProjectId, createLogger, loadConfig, newSecret } from '@plinth/shared';
+import { RECORDS_RATE_LIMIT_PREFIX } from '@plinth/records';
 import { standaloneConfigSchema } from '../config';
 import { generateKey } from '../keys';
 import { composeStandalone, type Standalone } from '../standalone-compose';
@@ -84,13 +85,18 @@ async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
   return keys;
 }
 
-/** What a cluster run writes to the shared Redis: its mail queue and its projects' auth keys. */
+/**
+ * What a cluster run writes to the shared Redis: its mail queue, its projects' auth keys and
+ * their rate-limit counters (auth's and records'). The cluster deletes its own event streams and
+ * nonces (cluster.ts).
+ */
 function redisFootprint(redisUrl: string, queueName: string, projects: () => Promise<string[]>) {
   const patterns = async () => [
     `bull:${queueName}:*`,
     ...(await projects()).flatMap((p) => [
       ...['sess', 'rt', 'user', 'revoked'].map((k) => `${DEFAULT_AUTH_REDIS_PREFIX}${k}:${p}:*`),
       `${DEFAULT_AUTH_REDIS_PREFIX}rl:*:${p}:*`,
+      `${RECORDS_RATE_LIMIT_PREFIX}*:${p}:*`,
     ]),
   ];
   const withRedis = async <T>(fn: (redis: Redis) => Promise<T>): Promise<T> => {

@@ -1,8 +1,8 @@
 import Joi from 'joi';
-import { commonConfig, mailQueueConfigKeys, type MailQueueConfig } from '@plinth/shared';
+import { commonConfig, mailQueueConfigKeys, nonceConfigKeys, type MailQueueConfig, type NonceConfig } from '@plinth/shared';
 
 /** Environment of the auth service, validated at start-up (docs/auth.md: Configuration). */
-export interface AuthConfig extends MailQueueConfig {
+export interface AuthConfig extends MailQueueConfig, NonceConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
@@ -32,6 +32,7 @@ export const authConfigSchema = Joi.object<AuthConfig>({
   PLINTH_INTERNAL_SECRET: commonConfig.internalSecret.required(),
   LOG_LEVEL: commonConfig.logLevel,
   ...mailQueueConfigKeys,
+  ...nonceConfigKeys,
   MONGO_URL: commonConfig.mongoUrl,
   PLINTH_BCRYPT_COST: Joi.number().integer().min(4).max(15).default(10),
   PLINTH_RATE_LIMIT_IP: Joi.number().integer().min(1).default(30),

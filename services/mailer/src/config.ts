@@ -1,8 +1,8 @@
 import Joi from 'joi';
-import { commonConfig, mailQueueConfigKeys, type MailQueueConfig } from '@plinth/shared';
+import { commonConfig, mailQueueConfigKeys, nonceConfigKeys, type MailQueueConfig, type NonceConfig } from '@plinth/shared';
 
 /** Environment of the mailer service, validated at start-up (docs/mailer.md: Configuration). */
-export interface MailerConfig extends MailQueueConfig {
+export interface MailerConfig extends MailQueueConfig, NonceConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
@@ -23,6 +23,7 @@ export interface MailerConfig extends MailQueueConfig {
 
 export const mailerConfigSchema = Joi.object<MailerConfig>({
   ...mailQueueConfigKeys,
+  ...nonceConfigKeys,
   PORT: commonConfig.port(8083),
   PLINTH_INTERNAL_SECRET: commonConfig.internalSecret.required(),
   PLINTH_DATA_DIR: commonConfig.dataDir,

@@ -95,7 +95,7 @@ export async function buildMailerService(
     mailbox,
     metrics,
     logRequests: opts.logRequests,
-    nonceStore: redis ? new RedisNonceStore(redis) : undefined,
+    nonceStore: redis ? new RedisNonceStore(redis, config.PLINTH_NONCE_PREFIX) : undefined,
     ready: async () => {
       await queue.counts();
     },

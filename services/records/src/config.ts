@@ -1,9 +1,9 @@
 import Joi from 'joi';
-import { commonConfig, eventBusConfigSchema, type EventBusConfig } from '@plinth/shared';
+import { commonConfig, eventBusConfigSchema, nonceConfigKeys, type EventBusConfig, type NonceConfig } from '@plinth/shared';
 import { DEFAULT_LIMITS, type RecordLimits } from './domain/limits';
 
 /** Environment of the records service, validated at start-up (README: Configuration). */
-export interface RecordsConfig extends EventBusConfig {
+export interface RecordsConfig extends EventBusConfig, NonceConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
@@ -44,6 +44,7 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   MONGO_URL: commonConfig.mongoUrl.optional(),
   AUTH_URL: commonConfig.urlList,
   REDIS_URL: commonConfig.redisUrl,
+  ...nonceConfigKeys,
   ...eventBusConfigSchema,
   PLINTH_MAX_TEXT_BYTES: positive(DEFAULT_LIMITS.maxTextBytes),
   PLINTH_MAX_LIST_ITEMS: positive(DEFAULT_LIMITS.maxListItems),

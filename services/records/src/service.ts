@@ -100,7 +100,7 @@ export async function buildRecordsService(
     policy,
     authenticateUser: opts.authenticateUser ?? tokens!,
     onPurge: (project) => tokens?.forget(project),
-    nonceStore: redis ? new RedisNonceStore(redis) : undefined,
+    nonceStore: redis ? new RedisNonceStore(redis, config.PLINTH_NONCE_PREFIX) : undefined,
     // Redis holds the sessions user tokens are checked against: without it those reads fail.
     ready: async () => {
       await store.ping();

@@ -1,10 +1,12 @@
 /**
  * What an end-to-end run puts in the shared Redis (127.0.0.1:6379): a BullMQ queue of its own
- * (PLINTH_MAIL_QUEUE) and auth keys of its own projects. Both are removed after the run.
+ * (PLINTH_MAIL_QUEUE), and the auth keys and rate-limit counters (auth's and records') of its own
+ * projects. All are removed after the run.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { BullMqMailQueue, DEFAULT_AUTH_REDIS_PREFIX, newId } from '@plinth/shared';
+import { RECORDS_RATE_LIMIT_PREFIX } from '@plinth/records';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -13,7 +15,7 @@ export interface RedisRun {
   queueName: string;
   /** A project id no other run uses (auth keys in Redis are per project). */
   projectId(label: string): string;
-  /** Obliterates the queue and deletes the auth keys of every project handed out. */
+  /** Obliterates the queue and deletes the auth keys and rate-limit counters of every project handed out. */
   cleanUp(): Promise<void>;
 }
 
@@ -33,11 +35,11 @@ export function redisRun(label: string): RedisRun {
       await queue.close();
       const redis = new Redis(REDIS_URL);
       try {
-        for (const project of projects) {
+        for (const pattern of projects.flatMap((p) => [`${DEFAULT_AUTH_REDIS_PREFIX}*${p}*`, `${RECORDS_RATE_LIMIT_PREFIX}*:${p}:*`])) {
           const keys: string[] = [];
           let cursor = '0';
           do {
-            const [next, batch] = await redis.scan(cursor, 'MATCH', `${DEFAULT_AUTH_REDIS_PREFIX}*${project}*`, 'COUNT', 1000);
+            const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
             keys.push(...batch);
             cursor = next;
           } while (cursor !== '0');
