@@ -18,6 +18,7 @@ describe('auth configuration', () => {
       PLINTH_MAIL_ATTEMPTS: 5,
       PLINTH_MAIL_BACKOFF_MS: 5000,
       PLINTH_MAIL_POLL_MS: 1000,
+      PLINTH_NONCE_PREFIX: 'plinth:internal:nonce:',
     });
   });
 
