@@ -110,3 +110,52 @@ it('a decrement takes back an unwritten hit before it touches the file', () => {
   a.shutdown();
   expect(stored('k')).toBe(1);
 });
+
+it('ended windows are deleted in steps, at most once a minute, live counters kept, hits answered meanwhile', async () => {
+  const a = open(0);
+  const db = dbs[0]!;
+  // 2,500 counters whose window has ended and 300 live ones, of this and other limiters.
+  const put = db.prepare('INSERT INTO rate_limits (key, hits, reset_at) VALUES (?, 1, ?)');
+  const putEnded = (n: number, label: string) =>
+    db.transaction(() => {
+      for (let i = 0; i < n; i++) put.run(`${i % 2 ? 'test:' : 'other:'}${label}-${i}`, Date.now() - 1000);
+    })();
+  putEnded(2500, 'ended');
+  db.transaction(() => {
+    for (let i = 0; i < 300; i++) put.run(`${i % 2 ? 'test:' : 'other:'}live-${i}`, Date.now() + 60_000);
+  })();
+  const ended = () => db.prepare('SELECT count(*) FROM rate_limits WHERE reset_at <= ?').pluck().get(Date.now()) as number;
+  const rows = () => db.prepare('SELECT count(*) FROM rate_limits').pluck().get() as number;
+  const sweepDone = async () => {
+    for (let turns = 0; ended() > 0 && turns < 100; turns++) await new Promise((r) => setImmediate(r));
+  };
+
+  // The first hit starts a sweep: it is answered after the first step, with ended windows left.
+  expect(a.increment('first').totalHits).toBe(1);
+  const afterFirstStep = ended();
+  expect(afterFirstStep).toBeGreaterThan(0);
+  expect(afterFirstStep).toBeLessThan(2500);
+  // A hit meanwhile is counted.
+  expect(a.increment('meanwhile').totalHits).toBe(1);
+  await sweepDone();
+  expect(ended()).toBe(0);
+  expect(rows()).toBe(300 + 2);
+  expect(stored('first')).toBe(1);
+  expect(stored('meanwhile')).toBe(1);
+
+  // Within the minute, hits start no other sweep.
+  putEnded(10, 'later');
+  for (let i = 0; i < 1000; i++) a.increment('busy');
+  await new Promise((r) => setImmediate(r));
+  expect(ended()).toBe(10);
+  // A minute on, every window above has ended, and the next hit sweeps them all.
+  const minuteOn = Date.now() + 61_000;
+  jest.spyOn(Date, 'now').mockReturnValue(minuteOn);
+  try {
+    expect(a.increment('next').totalHits).toBe(1);
+    await sweepDone();
+    expect(db.prepare('SELECT key FROM rate_limits').pluck().all()).toEqual(['test:next']);
+  } finally {
+    jest.restoreAllMocks();
+  }
+});

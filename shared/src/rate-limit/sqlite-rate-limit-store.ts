@@ -1,4 +1,4 @@
-import { WriteRetry, type SqliteDatabase } from '../sqlite';
+import { DELETE_STEP, WriteRetry, type SqliteDatabase } from '../sqlite';
 
 /** One counter: hits so far in the current window and when the window ends. */
 export interface RateLimitHits {
@@ -17,6 +17,8 @@ export interface SqliteRateLimitStoreOptions {
   localBatch?: number;
   /** Unwritten hits are written at the latest this often (ms, default 20). */
   flushMs?: number;
+  /** A hit starts a sweep of the ended windows when the last one started this long ago (ms, default 60 000). */
+  sweepEveryMs?: number;
 }
 
 /** A key's hits counted in this process and not written yet, beside the shared count last read. */
@@ -28,6 +30,7 @@ interface LocalCount {
 
 /** Keys kept in memory at most; past that every pending hit is written and the map starts over. */
 const MAX_LOCAL_KEYS = 10_000;
+
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS rate_limits (
@@ -49,12 +52,16 @@ CREATE TABLE IF NOT EXISTS rate_limits (
 export class SqliteRateLimitStore {
   private windowMs = 60_000;
   private readonly stmt;
-  private calls = 0;
+  /** When the last sweep of ended windows started (ms). */
+  private lastSweep = 0;
+  private readonly sweepEveryMs: number;
   private readonly writes: WriteRetry;
   private readonly localBatch: number;
   private readonly flushMs: number;
   private readonly local = new Map<string, LocalCount>();
   private timer: NodeJS.Timeout | null = null;
+  /** A sweep of ended windows is under way. */
+  private sweeping = false;
   /** express-rate-limit: the counts are shared, not per process. */
   readonly localKeys = false;
 
@@ -67,6 +74,7 @@ export class SqliteRateLimitStore {
     this.writes = new WriteRetry(db);
     this.localBatch = Math.max(0, Math.floor(opts.localBatch ?? 0));
     this.flushMs = opts.flushMs ?? 20;
+    this.sweepEveryMs = opts.sweepEveryMs ?? 60_000;
     this.stmt = {
       add: db.prepare(
         `INSERT INTO rate_limits (key, hits, reset_at) VALUES (@key, @n, @resetAt)
@@ -78,7 +86,10 @@ export class SqliteRateLimitStore {
       get: db.prepare('SELECT hits, reset_at FROM rate_limits WHERE key = ? AND reset_at > ?'),
       decrement: db.prepare('UPDATE rate_limits SET hits = max(hits - 1, 0) WHERE key = ? AND reset_at > ?'),
       reset: db.prepare('DELETE FROM rate_limits WHERE key = ?'),
-      prune: db.prepare('DELETE FROM rate_limits WHERE reset_at <= ?'),
+      stepEnd: db.prepare<[string, number], { last: string | null }>(
+        'SELECT max(key) AS last FROM (SELECT key FROM rate_limits WHERE key > ? ORDER BY key LIMIT ?)',
+      ),
+      sweep: db.prepare<[string, string, number]>('DELETE FROM rate_limits WHERE key > ? AND key <= ? AND reset_at <= ?'),
     };
   }
 
@@ -96,7 +107,7 @@ export class SqliteRateLimitStore {
   increment(key: string): RateLimitHits {
     const k = this.prefix + key;
     const now = Date.now();
-    if (++this.calls % 1000 === 0) this.stmt.prune.run(now);
+    if (now - this.lastSweep >= this.sweepEveryMs) this.sweepEnded(now);
     if (this.localBatch === 0) {
       const row = this.add(k, 1, now);
       return { totalHits: row.hits, resetTime: new Date(row.reset_at) };
@@ -135,6 +146,35 @@ export class SqliteRateLimitStore {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.db.open) this.flushAll(true);
+  }
+
+  /**
+   * Deletes the counters of ended windows (every store's, as they share the table), at most once
+   * every `sweepEveryMs`: walks the table in key order, DELETE_STEP rows per step, and lets the
+   * process serve requests between steps; one sweep at a time. The first step runs in the hit
+   * that started it. One DELETE over the whole table would read every key inside that hit
+   * (≈30 ms at 1M keys, which callers who make up addresses or e-mails can reach), and an index
+   * on `reset_at` would make every hit's write cost more. A step that fails ends the sweep; the
+   * next sweep starts over.
+   */
+  private sweepEnded(now: number): void {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    this.lastSweep = now;
+    void (async () => {
+      let after = '';
+      while (this.db.open) {
+        const last = this.stmt.stepEnd.get(after, DELETE_STEP)?.last;
+        if (last == null) break;
+        this.stmt.sweep.run(after, last, Date.now());
+        after = last;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })()
+      .catch(() => {})
+      .finally(() => {
+        this.sweeping = false;
+      });
   }
 
   private add(key: string, n: number, now: number): { hits: number; reset_at: number } {
