@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS auth_mail_slots (
   project TEXT NOT NULL, key TEXT NOT NULL, sent_at INTEGER NOT NULL, PRIMARY KEY (project, key)
 );
 CREATE INDEX IF NOT EXISTS auth_one_time_tokens_user ON auth_one_time_tokens (project, user_id);
+CREATE INDEX IF NOT EXISTS auth_one_time_tokens_expiry ON auth_one_time_tokens (expires_at);
 `;
 
 /** Columns added after the first release: [table, column, definition]. */
