@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../errors';
-import { openSqlite, type SqliteDatabase } from '../sqlite';
+import { deleteInSteps, openSqlite, type SqliteDatabase } from '../sqlite';
 import type { ProjectId } from '../types';
 import { assertMailJob, type MailJob } from './mail-job';
 import {
@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS mail_outbox (
 );
 CREATE INDEX IF NOT EXISTS mail_outbox_due ON mail_outbox (state, run_at);
 CREATE INDEX IF NOT EXISTS mail_outbox_failed ON mail_outbox (project, state, failed_at);
+CREATE INDEX IF NOT EXISTS mail_outbox_finished ON mail_outbox (state, finished_at);
 `;
 
 const PRUNE_EVERY_MS = 60_000;
@@ -98,6 +99,8 @@ export class EmbeddedMailQueue implements MailQueue {
   private wakeUp: (() => void) | null = null;
   private lastPrune = 0;
   private closed = false;
+  /** A prune of delivered mail is under way. */
+  private pruning = false;
   /** Consecutive failed writes to the outbox; the poll loop backs off exponentially while > 0. */
   private storageFailures = 0;
   /**
@@ -161,7 +164,9 @@ export class EmbeddedMailQueue implements MailQueue {
          WHERE project = @project AND id = @id AND state = 'failed'`,
       ),
       counts: this.db.prepare(`SELECT state, COUNT(*) AS n FROM mail_outbox GROUP BY state`),
-      prune: this.db.prepare(`DELETE FROM mail_outbox WHERE state = 'done' AND finished_at < ?`),
+      prune: this.db.prepare(
+        `DELETE FROM mail_outbox WHERE id IN (SELECT id FROM mail_outbox WHERE state = 'done' AND finished_at < ? LIMIT ?)`,
+      ),
       purge: this.db.prepare(`DELETE FROM mail_outbox WHERE project = ?`),
     };
   }
@@ -268,9 +273,18 @@ export class EmbeddedMailQueue implements MailQueue {
       this.unrecorded.delete(id);
     }
     const now = Date.now();
-    if (now - this.lastPrune >= PRUNE_EVERY_MS) {
-      this.stmt.prune.run(now - this.retentionMs);
+    if (now - this.lastPrune >= PRUNE_EVERY_MS && !this.pruning) {
+      // Delivered mail past the retention, through an index, in steps between the loop's turns:
+      // a burst of mail a week ago is not deleted in one statement. A failed step ends the prune;
+      // the next, a minute on, takes the rest.
+      const before = now - this.retentionMs;
       this.lastPrune = now;
+      this.pruning = true;
+      deleteInSteps((limit) => this.stmt.prune.run(before, limit).changes, () => this.closed)
+        .catch(() => {})
+        .finally(() => {
+          this.pruning = false;
+        });
     }
     while (this.inflight.size < this.concurrency) {
       // `.all()`, not `.get()`: `.get()` returns the RETURNING row after the first step and
