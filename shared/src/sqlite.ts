@@ -146,6 +146,32 @@ export async function deleteInSteps(step: (limit: number) => number, stopped: ()
   while (!stopped() && step(size) === size) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * A delete over a whole table in steps of its key order, for rows no index finds (an index would
+ * cost every write of the table): `stepEnd(after, limit)` is the key `limit` rows on from `after`
+ * (the last key when fewer are left, null when none), and `sweep(after, last)` deletes what is
+ * due in the keys after `after` up to `last`. Starting at `start`, runs a step at once and the
+ * next after each turn of the event loop, until the table ends or `stopped()` is true. Each step
+ * reads `size` rows, however few it deletes, so a sweep costs a read of the whole table: run it
+ * seldom.
+ */
+export async function sweepInSteps<K>(
+  start: K,
+  stepEnd: (after: K, limit: number) => K | null,
+  sweep: (after: K, last: K) => void,
+  stopped: () => boolean = () => false,
+  size = DELETE_STEP,
+): Promise<void> {
+  let after = start;
+  while (!stopped()) {
+    const last = stepEnd(after, size);
+    if (last === null) return;
+    sweep(after, last);
+    after = last;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /** What LockWait.commit returns when the lock was taken and the commit is scheduled again. */
 export const LATER: unique symbol = Symbol('later');
 

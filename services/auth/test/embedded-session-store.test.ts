@@ -51,7 +51,7 @@ describe('EmbeddedSessionStore specifics', () => {
     db.close();
   });
 
-  it('after every 100th new session, prunes long-ended sessions with their refresh tokens in steps, keeping the rest', async () => {
+  it('prunes long-ended sessions with their refresh tokens in steps, started by a new session at most once an hour', async () => {
     const db = openSqlite(':memory:');
     const store = new EmbeddedSessionStore(db);
     const now = Date.now();
@@ -60,35 +60,50 @@ describe('EmbeddedSessionStore specifics', () => {
       'INSERT INTO auth_sessions (project, id, user_id, created_at, expires_at, current_hash, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     const putToken = db.prepare('INSERT INTO auth_refresh_tokens (project, hash, sid) VALUES (?, ?, ?)');
-    db.transaction(() => {
-      // 250 sessions that ended long ago (expired, or revoked), two refresh tokens each…
-      for (let i = 0; i < 250; i++) {
-        putSession.run(project, `ses_old${i}`, 'usr_a', longAgo, i % 2 ? now + 60_000 : longAgo, `o${i}`, i % 2 ? longAgo : null);
-        putToken.run(project, `o${i}-1`, `ses_old${i}`);
-        putToken.run(project, `o${i}-2`, `ses_old${i}`);
-      }
-      // …and two that ended within the retention: a token of theirs may still be presented.
-      putSession.run(project, 'ses_recent_expiry', 'usr_a', longAgo, now - 1000, 'r1', null);
-      putSession.run(project, 'ses_recent_revoke', 'usr_a', longAgo, now + 60_000, 'r2', now - 1000);
-      putToken.run(project, 'r1', 'ses_recent_expiry');
-      putToken.run(project, 'r2', 'ses_recent_revoke');
-    })();
+    /** `n` sessions that ended long ago (expired, or revoked), two refresh tokens each. */
+    const putEnded = (label: string, n: number) =>
+      db.transaction(() => {
+        for (let i = 0; i < n; i++) {
+          putSession.run(project, `ses_${label}${i}`, 'usr_a', longAgo, i % 2 ? now + 60_000 : longAgo, `${label}${i}`, i % 2 ? longAgo : null);
+          putToken.run(project, `${label}${i}-1`, `ses_${label}${i}`);
+          putToken.run(project, `${label}${i}-2`, `ses_${label}${i}`);
+        }
+      })();
+    putEnded('old', 500);
+    // Two that ended within the retention: a token of theirs may still be presented.
+    putSession.run(project, 'ses_recent_expiry', 'usr_a', longAgo, now - 1000, 'r1', null);
+    putSession.run(project, 'ses_recent_revoke', 'usr_a', longAgo, now + 60_000, 'r2', now - 1000);
+    putToken.run(project, 'r1', 'ses_recent_expiry');
+    putToken.run(project, 'r2', 'ses_recent_revoke');
     const count = (sql: string) => db.prepare(sql).pluck().get() as number;
-    const old = () => count("SELECT count(*) FROM auth_sessions WHERE id LIKE 'ses_old%'");
-    const fresh = (i: number) => ({ id: `ses_new${i}`, user_id: 'usr_b', refresh_hash: `n${i}`, now, expires_at: now + 60_000 });
+    const ended = (label: string) =>
+      count(`SELECT count(*) FROM auth_sessions WHERE id LIKE 'ses_${label}%'`) + count(`SELECT count(*) FROM auth_refresh_tokens WHERE sid LIKE 'ses_${label}%'`);
+    /** Turns of the event loop until `label`'s rows are gone, and a few more for the prune to end. */
+    const pruned = async (label: string) => {
+      for (let turns = 0; (ended(label) > 0 && turns < 100) || turns < 10; turns++) await new Promise((r) => setImmediate(r));
+    };
+    const fresh = (i: number, at = now) => ({ id: `ses_new${i}`, user_id: 'usr_b', refresh_hash: `n${i}`, now: at, expires_at: at + 60_000 });
 
-    for (let i = 0; i < 99; i++) await store.create(project, fresh(i));
-    expect(old()).toBe(250);
-    // The 100th new session starts a prune: it is made, with ended sessions still left after it.
-    await store.create(project, fresh(99));
-    expect(await store.getActive(project, 'ses_new99', now)).not.toBeNull();
-    expect(old()).toBeGreaterThan(0);
-    expect(old()).toBeLessThan(250);
-    for (let turns = 0; old() > 0 && turns < 100; turns++) await new Promise((r) => setImmediate(r));
-    expect(old()).toBe(0);
-    expect(count("SELECT count(*) FROM auth_refresh_tokens WHERE sid LIKE 'ses_old%'")).toBe(0);
-    expect(count('SELECT count(*) FROM auth_sessions')).toBe(100 + 2);
-    expect(count('SELECT count(*) FROM auth_refresh_tokens')).toBe(100 + 2);
+    // The first new session starts a prune: it is made, with ended sessions still left after it.
+    await store.create(project, fresh(0));
+    expect(await store.getActive(project, 'ses_new0', now)).not.toBeNull();
+    expect(ended('old')).toBeGreaterThan(0);
+    // A session made meanwhile is kept.
+    await store.create(project, fresh(1));
+    await pruned('old');
+    expect(ended('old')).toBe(0);
+    expect(count('SELECT count(*) FROM auth_sessions')).toBe(2 + 2);
+    expect(count('SELECT count(*) FROM auth_refresh_tokens')).toBe(2 + 2);
+
+    // Within the hour, new sessions start no other prune; an hour on, the next one does.
+    putEnded('later', 10);
+    for (let i = 2; i < 50; i++) await store.create(project, fresh(i, now + 60_000));
+    await new Promise((r) => setImmediate(r));
+    expect(ended('later')).toBe(30);
+    await store.create(project, fresh(50, now + 3_600_000));
+    await pruned('later');
+    expect(ended('later')).toBe(0);
+    expect(count('SELECT count(*) FROM auth_sessions')).toBe(51 + 2);
     db.close();
   });
 });

@@ -1,4 +1,4 @@
-import { DELETE_STEP, WriteRetry, type SqliteDatabase } from '../sqlite';
+import { sweepInSteps, WriteRetry, type SqliteDatabase } from '../sqlite';
 
 /** One counter: hits so far in the current window and when the window ends. */
 export interface RateLimitHits {
@@ -150,27 +150,22 @@ export class SqliteRateLimitStore {
 
   /**
    * Deletes the counters of ended windows (every store's, as they share the table), at most once
-   * every `sweepEveryMs`: walks the table in key order, DELETE_STEP rows per step, and lets the
-   * process serve requests between steps; one sweep at a time. The first step runs in the hit
-   * that started it. One DELETE over the whole table would read every key inside that hit
-   * (≈30 ms at 1M keys, which callers who make up addresses or e-mails can reach), and an index
-   * on `reset_at` would make every hit's write cost more. A step that fails ends the sweep; the
-   * next sweep starts over.
+   * every `sweepEveryMs`, in steps of the table's key order (sweepInSteps), the process serving
+   * requests between steps; one sweep at a time. The first step runs in the hit that started
+   * it. One DELETE over the whole table would read every key inside that hit (≈30 ms at 1M keys,
+   * which callers who make up addresses or e-mails can reach), and an index on `reset_at` would
+   * make every hit's write cost more. A step that fails ends the sweep; the next starts over.
    */
   private sweepEnded(now: number): void {
     if (this.sweeping) return;
     this.sweeping = true;
     this.lastSweep = now;
-    void (async () => {
-      let after = '';
-      while (this.db.open) {
-        const last = this.stmt.stepEnd.get(after, DELETE_STEP)?.last;
-        if (last == null) break;
-        this.stmt.sweep.run(after, last, Date.now());
-        after = last;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    })()
+    sweepInSteps(
+      '',
+      (after, limit) => this.stmt.stepEnd.get(after, limit)?.last ?? null,
+      (after, last) => this.stmt.sweep.run(after, last, Date.now()),
+      () => !this.db.open,
+    )
       .catch(() => {})
       .finally(() => {
         this.sweeping = false;
