@@ -135,15 +135,14 @@ export class WriteRetry {
 export const DELETE_STEP = 1000;
 
 /**
- * A large delete in steps: runs `step(limit)` (one statement, or one transaction, that deletes at
- * most `limit` items and returns how many it deleted) at once, and again after each turn of the
- * event loop while it deleted a full step, until it deletes fewer or `stopped()` is true. One
- * statement deleting everything would stop the process (better-sqlite3 is synchronous) and hold
- * the file's write lock, which other processes' writes wait for, as long as all of it takes.
- * `limit` is DELETE_STEP, or `size` for items that take more with them (other rows, indexes).
+ * A large delete in steps: runs `step(limit)` (one statement that deletes at most `limit` rows
+ * and returns how many it deleted) at once, and again after each turn of the event loop while it
+ * deleted a full step, until it deletes fewer or `stopped()` is true. One statement deleting
+ * everything would stop the process (better-sqlite3 is synchronous) and hold the file's write
+ * lock, which other processes' writes wait for, as long as all of it takes.
  */
-export async function deleteInSteps(step: (limit: number) => number, stopped: () => boolean = () => false, size = DELETE_STEP): Promise<void> {
-  while (!stopped() && step(size) === size) await new Promise((resolve) => setImmediate(resolve));
+export async function deleteInSteps(step: (limit: number) => number, stopped: () => boolean = () => false): Promise<void> {
+  while (!stopped() && step(DELETE_STEP) === DELETE_STEP) await new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
