@@ -31,7 +31,6 @@ interface LocalCount {
 /** Keys kept in memory at most; past that every pending hit is written and the map starts over. */
 const MAX_LOCAL_KEYS = 10_000;
 
-
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS rate_limits (
   key TEXT PRIMARY KEY,
