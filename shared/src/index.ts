@@ -18,6 +18,7 @@ export * from './run-in-order';
 export * from './serve';
 export * from './startup';
 export * from './sqlite';
+export * from './sqlite-cleanup';
 export * from './internal-client';
 export * from './mail-queue';
 export * from './revocation';

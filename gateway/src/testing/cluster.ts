@@ -95,6 +95,24 @@ async function stopProcess(p: RunningProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** Every key matching `pattern` in `redis`. */
+export async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys;
+}
+
+/** Deletes every key matching `pattern` in `redis`. */
+export async function deleteMatching(redis: Redis, pattern: string): Promise<void> {
+  const keys = await scanKeys(redis, pattern);
+  for (let i = 0; i < keys.length; i += 500) await redis.unlink(...keys.slice(i, i + 500));
+}
+
 /**
  * Removes the run's event streams (PLINTH_EVENTS_PREFIX) and the nonces of its internal
  * credentials (PLINTH_NONCE_PREFIX) from Redis, if it used Redis.
@@ -109,10 +127,7 @@ async function deleteRunKeys(env: NodeJS.ProcessEnv): Promise<void> {
       keys.push(`${env.PLINTH_EVENTS_PREFIX}purged`);
       await redis.del(...keys);
     }
-    if (env.PLINTH_NONCE_PREFIX) {
-      const stream = redis.scanStream({ match: `${env.PLINTH_NONCE_PREFIX}*`, count: 1000 });
-      for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await redis.unlink(...keys);
-    }
+    if (env.PLINTH_NONCE_PREFIX) await deleteMatching(redis, `${env.PLINTH_NONCE_PREFIX}*`);
   } catch {
     // Cleaning up is best effort: the keys are prefixed with the run's random id.
   } finally {

@@ -21,7 +21,7 @@ import { RECORDS_RATE_LIMIT_PREFIX } from '@plinth/records';
 import { standaloneConfigSchema } from '../config';
 import { generateKey } from '../keys';
 import { composeStandalone, type Standalone } from '../standalone-compose';
-import { startCluster, type Cluster } from './cluster';
+import { deleteMatching, scanKeys, startCluster, type Cluster } from './cluster';
 
 export interface TestProject {
   id: string;
@@ -73,18 +73,6 @@ export async function startTestPlinth(opts: TestPlinthOptions = {}): Promise<Tes
   return testTopology() === 'cluster' ? startClusterPlinth(opts) : startStandalonePlinth(opts);
 }
 
-/** Every key under `pattern` in the Redis at `url`. */
-async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    keys.push(...batch);
-    cursor = next;
-  } while (cursor !== '0');
-  return keys;
-}
-
 /**
  * What a cluster run writes to the shared Redis: its mail queue, its projects' auth keys and
  * their rate-limit counters (auth's and records'). The cluster deletes its own event streams and
@@ -112,10 +100,7 @@ function redisFootprint(redisUrl: string, queueName: string, projects: () => Pro
     patterns,
     remove: async (list: string[]) =>
       withRedis(async (redis) => {
-        for (const pattern of list) {
-          const keys = await scanKeys(redis, pattern);
-          for (let i = 0; i < keys.length; i += 500) await redis.unlink(...keys.slice(i, i + 500));
-        }
+        for (const pattern of list) await deleteMatching(redis, pattern);
       }),
   };
 }

@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
-import { deleteInSteps, LATER, LockWait, openSqlite, WriteRetry, type SqliteDatabase } from '../sqlite';
+import { LATER, LockWait, openSqlite, WriteRetry, type SqliteDatabase } from '../sqlite';
+import { deleteInSteps } from '../sqlite-cleanup';
 import type { ProjectId } from '../types';
 import {
   DEFAULT_EVENT_RETENTION,

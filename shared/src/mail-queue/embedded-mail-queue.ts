@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../errors';
-import { deleteInSteps, openSqlite, type SqliteDatabase } from '../sqlite';
+import { openSqlite, type SqliteDatabase } from '../sqlite';
+import { CleanupSchedule, deleteInSteps } from '../sqlite-cleanup';
 import type { ProjectId } from '../types';
 import { assertMailJob, type MailJob } from './mail-job';
 import {
@@ -97,10 +98,14 @@ export class EmbeddedMailQueue implements MailQueue {
   private loop: Promise<void> | null = null;
   private readonly inflight = new Set<Promise<void>>();
   private wakeUp: (() => void) | null = null;
-  private lastPrune = 0;
   private closed = false;
-  /** A prune of delivered mail is under way. */
-  private pruning = false;
+  /**
+   * Delivered mail past the retention, deleted once a minute through an index, in steps between
+   * the loop's turns: a burst of mail a week ago is not deleted in one statement.
+   */
+  private readonly prunes = new CleanupSchedule(PRUNE_EVERY_MS, (now) =>
+    deleteInSteps((limit) => this.stmt.prune.run(now - this.retentionMs, limit).changes, () => this.closed),
+  );
   /** Consecutive failed writes to the outbox; the poll loop backs off exponentially while > 0. */
   private storageFailures = 0;
   /**
@@ -273,19 +278,7 @@ export class EmbeddedMailQueue implements MailQueue {
       this.unrecorded.delete(id);
     }
     const now = Date.now();
-    if (now - this.lastPrune >= PRUNE_EVERY_MS && !this.pruning) {
-      // Delivered mail past the retention, through an index, in steps between the loop's turns:
-      // a burst of mail a week ago is not deleted in one statement. A failed step ends the prune;
-      // the next, a minute on, takes the rest.
-      const before = now - this.retentionMs;
-      this.lastPrune = now;
-      this.pruning = true;
-      deleteInSteps((limit) => this.stmt.prune.run(before, limit).changes, () => this.closed)
-        .catch(() => {})
-        .finally(() => {
-          this.pruning = false;
-        });
-    }
+    this.prunes.maybeRun(now);
     while (this.inflight.size < this.concurrency) {
       // `.all()`, not `.get()`: `.get()` returns the RETURNING row after the first step and
       // drops an error raised when the UPDATE commits, so a claim that was never written

@@ -1,4 +1,5 @@
-import { sweepInSteps, WriteRetry, type SqliteDatabase } from '../sqlite';
+import { WriteRetry, type SqliteDatabase } from '../sqlite';
+import { CleanupSchedule, sweepInSteps } from '../sqlite-cleanup';
 
 /** One counter: hits so far in the current window and when the window ends. */
 export interface RateLimitHits {
@@ -51,16 +52,13 @@ CREATE TABLE IF NOT EXISTS rate_limits (
 export class SqliteRateLimitStore {
   private windowMs = 60_000;
   private readonly stmt;
-  /** When the last sweep of ended windows started (ms). */
-  private lastSweep = 0;
-  private readonly sweepEveryMs: number;
+  /** Sweeps of the ended windows (sweepEnded). */
+  private readonly sweeps: CleanupSchedule;
   private readonly writes: WriteRetry;
   private readonly localBatch: number;
   private readonly flushMs: number;
   private readonly local = new Map<string, LocalCount>();
   private timer: NodeJS.Timeout | null = null;
-  /** A sweep of ended windows is under way. */
-  private sweeping = false;
   /** express-rate-limit: the counts are shared, not per process. */
   readonly localKeys = false;
 
@@ -73,7 +71,7 @@ export class SqliteRateLimitStore {
     this.writes = new WriteRetry(db);
     this.localBatch = Math.max(0, Math.floor(opts.localBatch ?? 0));
     this.flushMs = opts.flushMs ?? 20;
-    this.sweepEveryMs = opts.sweepEveryMs ?? 60_000;
+    this.sweeps = new CleanupSchedule(opts.sweepEveryMs ?? 60_000, () => this.sweepEnded());
     this.stmt = {
       add: db.prepare(
         `INSERT INTO rate_limits (key, hits, reset_at) VALUES (@key, @n, @resetAt)
@@ -106,7 +104,7 @@ export class SqliteRateLimitStore {
   increment(key: string): RateLimitHits {
     const k = this.prefix + key;
     const now = Date.now();
-    if (now - this.lastSweep >= this.sweepEveryMs) this.sweepEnded(now);
+    this.sweeps.maybeRun(now);
     if (this.localBatch === 0) {
       const row = this.add(k, 1, now);
       return { totalHits: row.hits, resetTime: new Date(row.reset_at) };
@@ -148,27 +146,19 @@ export class SqliteRateLimitStore {
   }
 
   /**
-   * Deletes the counters of ended windows (every store's, as they share the table), at most once
-   * every `sweepEveryMs`, in steps of the table's key order (sweepInSteps), the process serving
-   * requests between steps; one sweep at a time. The first step runs in the hit that started
-   * it. One DELETE over the whole table would read every key inside that hit (≈30 ms at 1M keys,
-   * which callers who make up addresses or e-mails can reach), and an index on `reset_at` would
-   * make every hit's write cost more. A step that fails ends the sweep; the next starts over.
+   * Deletes the counters of ended windows (every store's, as they share the table), started by a
+   * hit at most once every `sweepEveryMs` (CleanupSchedule), in steps of the table's key order
+   * (sweepInSteps). One DELETE over the whole table would read every key inside that hit (≈30 ms
+   * at 1M keys, which callers who make up addresses or e-mails can reach), and an index on
+   * `reset_at` would make every hit's write cost more.
    */
-  private sweepEnded(now: number): void {
-    if (this.sweeping) return;
-    this.sweeping = true;
-    this.lastSweep = now;
-    sweepInSteps(
+  private sweepEnded(): Promise<void> {
+    return sweepInSteps(
       '',
       (after, limit) => this.stmt.stepEnd.get(after, limit)?.last ?? null,
       (after, last) => this.stmt.sweep.run(after, last, Date.now()),
       () => !this.db.open,
-    )
-      .catch(() => {})
-      .finally(() => {
-        this.sweeping = false;
-      });
+    );
   }
 
   private add(key: string, n: number, now: number): { hits: number; reset_at: number } {

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { BullMqMailQueue, DEFAULT_AUTH_REDIS_PREFIX, newId } from '@plinth/shared';
 import { RECORDS_RATE_LIMIT_PREFIX } from '@plinth/records';
+import { deleteMatching } from '../../../gateway/src/testing/cluster';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -35,15 +36,9 @@ export function redisRun(label: string): RedisRun {
       await queue.close();
       const redis = new Redis(REDIS_URL);
       try {
-        for (const pattern of projects.flatMap((p) => [`${DEFAULT_AUTH_REDIS_PREFIX}*${p}*`, `${RECORDS_RATE_LIMIT_PREFIX}*:${p}:*`])) {
-          const keys: string[] = [];
-          let cursor = '0';
-          do {
-            const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-            keys.push(...batch);
-            cursor = next;
-          } while (cursor !== '0');
-          if (keys.length > 0) await redis.del(...keys);
+        for (const p of projects) {
+          await deleteMatching(redis, `${DEFAULT_AUTH_REDIS_PREFIX}*${p}*`);
+          await deleteMatching(redis, `${RECORDS_RATE_LIMIT_PREFIX}*:${p}:*`);
         }
       } finally {
         await redis.quit();

@@ -1,4 +1,5 @@
 import {
+  CleanupSchedule,
   InProcessRevocationList,
   sweepInSteps,
   REVOCATION_RETENTION_SECONDS,
@@ -71,10 +72,8 @@ function info(r: SessionRow): SessionInfo {
  */
 export class EmbeddedSessionStore implements SessionStore {
   readonly revocations: InProcessRevocationList;
-  /** When the last prune started (ms). */
-  private lastPrune = 0;
-  /** A prune is under way. */
-  private pruning = false;
+  /** Prunes of long-ended families (pruneEnded), started by a new session. */
+  private readonly prunes = new CleanupSchedule(PRUNE_EVERY_MS, (now) => this.pruneEnded(now));
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -115,23 +114,19 @@ export class EmbeddedSessionStore implements SessionStore {
       this.db.prepare('INSERT INTO auth_refresh_tokens (project, hash, sid) VALUES (?, ?, ?)').run(project, s.refresh_hash, s.id);
     });
     tx.immediate();
-    this.prune(s.now);
+    this.prunes.maybeRun(s.now);
   }
 
   /**
    * Forgets families that ended long enough ago that no token of theirs can still be presented
-   * usefully, with their refresh tokens: started by a new session at most once an hour, one prune
-   * at a time, in steps of the tables' row order (sweepInSteps) — sessions, then the tokens whose
-   * session is gone — the first step after the session that started it, the others between
-   * requests. One DELETE of the whole join read every session and token inside that sign-in,
-   * holding the write lock of auth.db (≈0.2 s at 200k sessions, even with nothing to delete), and
-   * indexes that find them at once (on `expires_at`, on the tokens' session) made every refresh
-   * ≈5–8 % slower. A failed step ends the prune quietly; the next, an hour on, starts over.
+   * usefully, with their refresh tokens: started by a new session at most once an hour
+   * (CleanupSchedule), in steps of the tables' row order (sweepInSteps) — sessions, then the
+   * tokens whose session is gone. One DELETE of the whole join read every session and token
+   * inside that sign-in, holding the write lock of auth.db (≈0.2 s at 200k sessions, even with
+   * nothing to delete), and indexes that find them at once (on `expires_at`, on the tokens'
+   * session) made every refresh ≈5–8 % slower.
    */
-  private prune(now: number): void {
-    if (this.pruning || now - this.lastPrune < PRUNE_EVERY_MS) return;
-    this.lastPrune = now;
-    this.pruning = true;
+  private async pruneEnded(now: number): Promise<void> {
     const cutoff = now - RETENTION_MS;
     const stopped = () => !this.db.open;
     const stepEnd = (table: string) => {
@@ -145,12 +140,8 @@ export class EmbeddedSessionStore implements SessionStore {
       `DELETE FROM auth_refresh_tokens AS t WHERE rowid > ? AND rowid <= ?
          AND NOT EXISTS (SELECT 1 FROM auth_sessions s WHERE s.project = t.project AND s.id = t.sid)`,
     );
-    sweepInSteps(0, stepEnd('auth_sessions'), (after, last) => endedSessions.run(after, last, cutoff, cutoff), stopped, PRUNE_STEP)
-      .then(() => sweepInSteps(0, stepEnd('auth_refresh_tokens'), (after, last) => orphanTokens.run(after, last), stopped, PRUNE_STEP))
-      .catch(() => {})
-      .finally(() => {
-        this.pruning = false;
-      });
+    await sweepInSteps(0, stepEnd('auth_sessions'), (after, last) => endedSessions.run(after, last, cutoff, cutoff), stopped, PRUNE_STEP);
+    await sweepInSteps(0, stepEnd('auth_refresh_tokens'), (after, last) => orphanTokens.run(after, last), stopped, PRUNE_STEP);
   }
 
   async rotate(project: ProjectId, rot: Rotation): Promise<RotationOutcome> {

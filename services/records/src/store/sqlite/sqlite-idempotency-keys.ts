@@ -4,7 +4,7 @@
  * Expired keys are deleted at most once a minute, in steps (MongoDB's TTL index does it there).
  */
 import type { Statement } from 'better-sqlite3';
-import { ConflictError, deleteInSteps, type ProjectId, type RecordDoc, type SqliteDatabase } from '@plinth/shared';
+import { CleanupSchedule, ConflictError, deleteInSteps, type ProjectId, type RecordDoc, type SqliteDatabase } from '@plinth/shared';
 import type { IdempotencyClaim } from '../record-store';
 
 const SCHEMA = `
@@ -24,9 +24,10 @@ CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_
 const PURGE_EVERY_MS = 60_000;
 
 export class SqliteIdempotencyKeys {
-  private lastPurge = 0;
-  /** A purge is under way. */
-  private purging = false;
+  private readonly purges = new CleanupSchedule(PURGE_EVERY_MS, (nowMs) => {
+    const now = new Date(nowMs).toISOString();
+    return deleteInSteps((limit) => this.stmt.purge.run(now, limit).changes, () => !this.db.open);
+  });
   private readonly stmt: {
     find: Statement<[string, string, string], { fingerprint: string; record: string; expires_at: string }>;
     remember: Statement<[string, string, string, string, string, string]>;
@@ -82,15 +83,7 @@ export class SqliteIdempotencyKeys {
    * minute on, takes what it left.
    */
   purgeExpired(now: string): void {
-    const nowMs = Date.parse(now);
-    if (this.purging || nowMs - this.lastPurge < PURGE_EVERY_MS) return;
-    this.lastPurge = nowMs;
-    this.purging = true;
-    deleteInSteps((limit) => this.stmt.purge.run(now, limit).changes, () => !this.db.open)
-      .catch(() => {})
-      .finally(() => {
-        this.purging = false;
-      });
+    this.purges.maybeRun(Date.parse(now));
   }
 
   /** Number of keys held (expired ones included until purged). */
