@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'internal'
   | 'unavailable'
+  | 'overloaded'
   | 'insufficient_storage';
 
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
@@ -28,6 +29,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  overloaded: 503,
   insufficient_storage: 507,
 };
 
@@ -111,6 +113,15 @@ export class RateLimitedError extends PlinthError {
 export class UnavailableError extends PlinthError {
   constructor(message = 'Service temporarily unavailable.') {
     super('unavailable', message);
+  }
+}
+/**
+ * Refused at admission: the work queue this request needs is full, or it waited past its bound.
+ * Answered at once (503 + Retry-After) instead of after the client has given up.
+ */
+export class OverloadedError extends PlinthError {
+  constructor(retryAfterSeconds = 1, message = 'The server is busy; try again shortly.') {
+    super('overloaded', message, { retry_after: retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
   }
 }
 /** The disk under a store is full: the write was not saved. */

@@ -32,3 +32,4 @@ export * from './mongo-indexes';
 export * from './predicate';
 export * from './event-bus';
 export * from './subscription';
+export * from './admission-queue';

@@ -10,6 +10,7 @@ export type PlinthErrorCode =
   | 'rate_limited'
   | 'internal'
   | 'unavailable'
+  | 'overloaded'
   | 'network_error'
   | (string & {});
 
