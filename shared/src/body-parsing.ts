@@ -4,7 +4,7 @@
  * body of any other type refused with 415 instead of being silently ignored. Malformed input of
  * every kind becomes a 4xx in the error handler (error-handler.ts), never a 500.
  */
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import { UnsupportedMediaTypeError } from './errors';
 
 export const BODY_LIMIT = '1mb';
@@ -103,7 +103,17 @@ export const refuseUnreadBody: RequestHandler = (req, _res, next) => {
   next(!read && hasBody ? new UnsupportedMediaTypeError('Send the body as JSON with Content-Type: application/json.') : undefined);
 };
 
-/** Every body parser of an app, in order: JSON, form, then 415 for anything else. */
-export function bodyParsers(): RequestHandler[] {
-  return [jsonBody(), formBody(), refuseUnreadBody];
+/** Which requests may send a form-encoded body. */
+export type AcceptsForm = (req: Request) => boolean;
+
+/**
+ * Every body parser of an app, in order: JSON, form (only for the requests `acceptsForm` names),
+ * then 415 for anything else. A form body sent where JSON is expected is refused before it is
+ * parsed: parsed, `curl -d '{"password":…}'` would turn the whole JSON text into one parameter
+ * name, and a validation error naming that parameter would echo the password.
+ */
+export function bodyParsers(acceptsForm: AcceptsForm = () => false): RequestHandler[] {
+  const form = formBody();
+  const formWhereAccepted: RequestHandler = (req, res, next) => (acceptsForm(req) ? form(req, res, next) : next());
+  return [jsonBody(), formWhereAccepted, refuseUnreadBody];
 }

@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
 import { parseBody } from './parse-body';
+import type { AcceptsForm } from './body-parsing';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { fromDependencyError } from './dependency-errors';
 import { PlinthError, UnauthorizedError, UnavailableError } from './errors';
@@ -37,6 +38,11 @@ export interface ServiceAppOptions {
    * credential is accepted once across replicas. Default: each process remembers its own.
    */
   nonceStore?: NonceStore;
+  /**
+   * The requests that may send a form-encoded body (records: the contract's collection creation).
+   * Every other form body is refused with 415 before it is parsed. Default: none.
+   */
+  acceptsForm?: AcceptsForm;
 }
 
 /** Where a service answers the gateway's purge of a deleted project. */
@@ -99,7 +105,7 @@ export function requireInternal(secret: string, guard: ReplayGuard = new ReplayG
 
 /**
  * The chassis every service is built on: request ids, metrics, logs, health probes, internal
- * auth, 1 MiB JSON / form bodies (body-parsing.ts), the routes, then JSON 404 and the error envelope.
+ * auth, 1 MiB JSON bodies (form bodies only where `acceptsForm` allows; body-parsing.ts), the routes, then JSON 404 and the error envelope.
  */
 export function createServiceApp(opts: ServiceAppOptions): Express {
   const app = express();
@@ -131,7 +137,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   const api = express.Router();
   api.use(requireInternal(opts.internalSecret, new ReplayGuard(), opts.nonceStore));
   // The body (parse-body.ts) — on the bytes the credential was signed for.
-  api.use(internalBodyParser(parseBody()));
+  api.use(internalBodyParser(parseBody(opts.acceptsForm)));
   const purge = opts.purge;
   if (purge) {
     api.post('/v1/projects/:project/purge', async (_req, res) => {

@@ -19,6 +19,9 @@ import { createRecordsRateLimits, type RecordsRateLimitOptions } from './routes/
 import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
 import type { RecordStore } from './store/record-store';
 
+/** `POST /v1/projects/{p}/collections`: the one endpoint that takes a form body. */
+const COLLECTIONS_PATH = /^\/v1\/projects\/[^/]+\/collections\/?$/;
+
 export interface RecordsAppDeps {
   /** Cluster: nonces of accepted internal credentials, shared by every replica (Redis). */
   nonceStore?: NonceStore;
@@ -92,6 +95,8 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
     ready: deps.ready ?? (() => deps.store.ping()),
     logRequests: deps.logRequests,
     nonceStore: deps.nonceStore,
+    // The contract creates collections from a form body; every other endpoint takes JSON only.
+    acceptsForm: (req) => req.method === 'POST' && COLLECTIONS_PATH.test(req.path),
     purge: async (project) => {
       await purgeRecords(deps.store, project);
       // The change events carry record data: they go too, realtime replicas or not.
