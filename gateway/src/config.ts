@@ -87,3 +87,16 @@ export function parseOrigins(value: string): '*' | string[] {
 export function parseUrlList(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
+
+/**
+ * Where mail links point in standalone mode: PLINTH_PUBLIC_URL when set, else this server's own
+ * address — `PORT`, and `HOST` unless it is a loopback or wildcard address (then `localhost`) — so
+ * that verification and reset links work on any port without a second setting.
+ */
+export function standalonePublicUrl(config: Pick<StandaloneConfig, 'PORT' | 'HOST'>, env: NodeJS.ProcessEnv): string {
+  const given = env.PLINTH_PUBLIC_URL;
+  if (given) return given;
+  const local = ['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost'].includes(config.HOST);
+  const host = local ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  return `http://${host}:${config.PORT}`;
+}

@@ -6,7 +6,7 @@ import { authConfigSchema, buildAuthService } from '@plinth/auth';
 import { buildMailerService, mailerConfigSchema } from '@plinth/mailer';
 import { buildRealtimeService, realtimeConfigSchema } from '@plinth/realtime';
 import { createGatewayApp, type Gateway } from './app';
-import { parseOrigins, type StandaloneConfig } from './config';
+import { parseOrigins, standalonePublicUrl, type StandaloneConfig } from './config';
 import { createProjectStore } from './store/from-config';
 import type { ProjectStore } from './store/project-store';
 import { inProcessPurges, type ServicePurge } from './purge/service-purges';
@@ -35,7 +35,12 @@ export async function composeStandalone(
   opts: { consumeMail?: boolean } = {},
 ): Promise<Standalone> {
   const internalSecret = config.PLINTH_INTERNAL_SECRET ?? randomBytes(32).toString('base64url');
-  const serviceEnv = { ...env, PLINTH_INTERNAL_SECRET: internalSecret, PLINTH_DATA_DIR: config.PLINTH_DATA_DIR };
+  const serviceEnv = {
+    ...env,
+    PLINTH_INTERNAL_SECRET: internalSecret,
+    PLINTH_DATA_DIR: config.PLINTH_DATA_DIR,
+    PLINTH_PUBLIC_URL: standalonePublicUrl(config, env),
+  };
   const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR });
   const logRequests = false;
   const mailerConfig = loadConfig(mailerConfigSchema, serviceEnv);

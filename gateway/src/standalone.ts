@@ -4,7 +4,7 @@ import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { createLogger, installProcessHandlers, loadConfigOrExit, runMain, serve, type Served } from '@plinth/shared';
 import { ensureDemoProject, resolveAdminKey } from './bootstrap';
-import { standaloneConfigSchema, type StandaloneConfig } from './config';
+import { standaloneConfigSchema, standalonePublicUrl, type StandaloneConfig } from './config';
 import { KeyAuthenticator } from './key-authenticator';
 import { createProjectStore } from './store/from-config';
 import { startWorkerPool, workerSlot } from './workers';
@@ -122,6 +122,7 @@ function printBanner(config: StandaloneConfig, port: number, admin: AdminKey, de
     `  data directory:  ${config.PLINTH_DATA_DIR}`,
     `  workers:         ${workers}${workers > 1 ? ' (PLINTH_WORKERS)' : ''}`,
     `  dashboard:       ${url}/_/   (sign in with the operator key)`,
+    `  mail links:      ${standalonePublicUrl({ ...config, PORT: port }, process.env)}${process.env.PLINTH_PUBLIC_URL ? ' (PLINTH_PUBLIC_URL)' : '   (set PLINTH_PUBLIC_URL to the address your users reach)'}`,
     admin.source === 'env'
       ? '  operator key:    from PLINTH_ADMIN_KEY'
       : `  operator key:    ${admin.key}   (stored in ${config.PLINTH_DATA_DIR}/credentials.json)`,

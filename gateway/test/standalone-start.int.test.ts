@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { STANDALONE_ENTRY as ENTRY, startStandalone as start, stopStandalone as stop } from '../src/testing/standalone-process';
@@ -39,6 +40,49 @@ describe('npm start (standalone mode) as a process', () => {
       expect(await stop(second)).toBe(0);
     }
   }, 90_000);
+});
+
+/** A port nothing listens on now (the server is started on it right after). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('mail links follow the port', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-links-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('without PLINTH_PUBLIC_URL, a reset link opens on this server\'s own port, and the banner says where', async () => {
+    const port = await freePort();
+    const plinth = await start(dataDir, { PORT: String(port), PLINTH_PUBLIC_URL: '', PLINTH_BCRYPT_COST: '4', PLINTH_MAIL_POLL_MS: '50' });
+    try {
+      expect(plinth.output()).toContain(`mail links:      http://localhost:${port}`);
+      const call = (method: string, p: string, body?: object) =>
+        fetch(`${plinth.url}/v1/projects/demo${p}`, {
+          method,
+          headers: { Authorization: `Bearer ${plinth.secretKey}`, 'Content-Type': 'application/json' },
+          body: body && JSON.stringify(body),
+        });
+      expect((await call('PATCH', '/settings/auth', { enabled: true })).status).toBe(200);
+      expect((await call('POST', '/auth/users', { email: 'links@port.example', password: 'links password' })).status).toBe(201);
+      expect((await call('POST', '/auth/password/forgot', { email: 'links@port.example' })).status).toBe(200);
+      let text = '';
+      for (let i = 0; i < 100 && !text; i += 1) {
+        const mail = (await (await call('GET', '/mailbox?to=links@port.example')).json()) as { messages: Array<{ text: string }> };
+        text = mail.messages[0]?.text ?? '';
+        if (!text) await new Promise((r) => setTimeout(r, 50));
+      }
+      const link = /(http\S+\/auth\/action\?\S+)/.exec(text)?.[1];
+      expect(link).toMatch(new RegExp(`^http://localhost:${port}/v1/projects/demo/auth/action\\?`));
+      // The link really opens: the hosted page answers on this port.
+      expect((await fetch(link!.replace('localhost', '127.0.0.1'))).status).toBe(200);
+    } finally {
+      expect(await stop(plinth)).toBe(0);
+    }
+  }, 60_000);
 });
 
 describe('start-up configuration errors', () => {
