@@ -16,3 +16,4 @@ export function accessContext(caller: Caller, now: Date): AccessContext {
 export function bypassesRules(caller: Caller): boolean {
   return caller.keyKind === 'secret';
 }
+

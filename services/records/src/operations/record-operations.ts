@@ -5,7 +5,6 @@
  */
 import {
   ConflictError,
-  ForbiddenError,
   InvalidRequestError,
   NotFoundError,
   newId,
@@ -27,6 +26,7 @@ import { resolveSubscription, type ResolvedSubscription } from '../rules/subscri
 import { accessContext, bypassesRules, type Caller } from './caller';
 import type { CollectionOperations } from './collection-operations';
 import { DEFAULT_LIMITS, type RecordLimits } from '../domain/limits';
+import { deniedByRules } from '../domain/rule-refusal';
 import { noPublish, type PublishChange } from './publish-change';
 
 /** Idempotency keys are remembered this long (DESIGN.md §5). */
@@ -114,7 +114,7 @@ export class RecordOperations {
   private readFilter(caller: Caller, collection: Collection): Predicate {
     if (bypassesRules(caller)) return true;
     const residual = this.policy.readFilter(accessContext(caller, this.clock()), collection);
-    if (residual === false) throw new ForbiddenError('Security rules do not allow reading this collection.');
+    if (residual === false) throw deniedByRules(caller, 'Security rules do not allow reading this collection.');
     return residual;
   }
 
@@ -221,7 +221,7 @@ export class RecordOperations {
     const stamp = now.toISOString();
     const record: RecordDoc = { id: newId('rec_'), version: 1, created_at: stamp, updated_at: stamp, ...data };
     if (!bypassesRules(caller) && !this.policy.canCreate(accessContext(caller, now), collection, record)) {
-      throw new ForbiddenError('Security rules do not allow creating this record.');
+      throw deniedByRules(caller, 'Security rules do not allow creating this record.');
     }
     let claim: IdempotencyClaim | undefined;
     if (idempotencyKey !== undefined) {
@@ -308,7 +308,7 @@ export class RecordOperations {
     if (residual !== false && !matchesPredicate(record, residual)) {
       throw new NotFoundError(`Record "${record.id}" does not exist.`, { id: record.id });
     }
-    throw new ForbiddenError(message);
+    throw deniedByRules(caller, message);
   }
 
   /** After a lost compare-and-set with a client version: 404 if the record went, else 409. */

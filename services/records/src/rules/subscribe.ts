@@ -1,5 +1,6 @@
-import { ForbiddenError, InvalidRequestError, type Collection, type Predicate } from '@plinth/shared';
+import { InvalidRequestError, type Collection, type Predicate } from '@plinth/shared';
 import type { AccessContext, AccessPolicy } from '../domain/access-policy';
+import { deniedByRules } from '../domain/rule-refusal';
 import { andP } from './predicate-algebra';
 
 export const DEFAULT_SUBSCRIBE_LIMIT = 50;
@@ -43,7 +44,7 @@ export function resolveSubscription(policy: Pick<AccessPolicy, 'readFilter'>, re
   }
   const residual = policy.readFilter(req.ctx, req.collection);
   if (residual === false) {
-    throw new ForbiddenError(`The read rule of ${req.collection.name} denies this caller.`);
+    throw deniedByRules(req.ctx, `The read rule of ${req.collection.name} denies this caller.`);
   }
   const tokenShaped = req.ctx.keyKind !== 'secret' && req.ctx.auth !== null;
   return {

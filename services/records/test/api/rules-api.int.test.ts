@@ -138,10 +138,18 @@ describe('owner-only records (docs/rules.md)', () => {
     expect((await secret('get', `/collections/notes/records/${own.id}`)).status).toBe(404);
   });
 
-  it('without a user token the read rule is false: 403', async () => {
+  it('without a user token the read rule is false: 403 saying that no user token was sent', async () => {
     const res = await as().get('/notes/records');
     expect(res.status).toBe(403);
-    expect(res.body.error).toBe('forbidden');
+    expect(res.body).toMatchObject({ error: 'forbidden', details: { user_token: 'missing' } });
+    expect(res.body.message).toContain('No user token was sent');
+    const sub = await as().post('/notes/subscribe', {});
+    expect(sub.body).toMatchObject({ error: 'forbidden', details: { user_token: 'missing' } });
+    // A signed-in user the rule refuses is told no such thing.
+    const refused = await as(bob.token).post('/notes/records', { data: { owner: alice.uid, body: 'x' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body).not.toHaveProperty('details');
+    expect(refused.body.message).not.toContain('user token');
   });
 
   it("subscribe returns the caller's uid inside the predicate, the token's expiry and a snapshot of only their records", async () => {
