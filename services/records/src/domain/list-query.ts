@@ -1,6 +1,6 @@
 /**
  * The query parameters of `GET …/records` (DESIGN.md §5): where, orderBy, direction (asc|desc,
- * default asc), limit (default 50, 1–1000) and cursor. Default order: created_at ascending;
+ * default asc), limit (default 50, 1–1000) and cursor; any other parameter is a 400. Default order: created_at ascending;
  * every order is tie-broken by id.
  */
 import { InvalidRequestError, type Collection, type Predicate } from '@plinth/shared';
@@ -9,6 +9,8 @@ import { decodeCursor, type QueryShape } from './cursor';
 import { isOrderable, parseWhere } from './where';
 
 export const DEFAULT_LIMIT = 50;
+/** Every query parameter the list endpoint reads; any other is a 400, never silently ignored. */
+export const LIST_PARAMETERS: readonly string[] = ['where', 'orderBy', 'direction', 'limit', 'cursor'];
 export const MAX_LIMIT = 1000;
 
 export interface ListQuery {
@@ -35,7 +37,20 @@ function parseLimit(raw: string | undefined): number {
   return n;
 }
 
+/** 400 naming the first parameter the list endpoint does not know (`?wher=` would otherwise return everything). */
+function refuseUnknownParameters(params: RawParams): void {
+  for (const name of Object.keys(params)) {
+    if (LIST_PARAMETERS.includes(name)) continue;
+    const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name;
+    throw new InvalidRequestError(`Unknown query parameter "${shown}"; this endpoint takes ${LIST_PARAMETERS.join(', ')}.`, {
+      parameter: shown,
+      known: LIST_PARAMETERS,
+    });
+  }
+}
+
 export function parseListQuery(collection: Collection, params: RawParams): ListQuery {
+  refuseUnknownParameters(params);
   const where: Predicate = parseWhere(collection, params.where);
   const orderBy = single(params, 'orderBy') ?? 'created_at';
   if (!isOrderable(collection, orderBy)) {

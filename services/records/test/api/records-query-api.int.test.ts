@@ -262,6 +262,18 @@ describe('where', () => {
     }
   });
 
+  it('refuses a parameter it does not know, naming it, instead of ignoring it (`?wher=` returned everything)', async () => {
+    for (const name of ['wher', 'order_by', 'sort', 'count']) {
+      const res = await list({ [name]: name === 'wher' ? JSON.stringify([['group', '==', 'g1']]) : 'x' });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'invalid_request', details: { parameter: name } });
+      expect(res.body.message).toContain(`"${name}"`);
+    }
+    const long = await list({ ['p'.repeat(5000)]: '1' });
+    expect(long.status).toBe(400);
+    expect(String(long.body.message).length).toBeLessThan(300);
+  });
+
   it('no crafted value or field widens a query beyond its matches', async () => {
     // The only way to get every record is to ask for it; each of these is refused or exact.
     const attempts = [
