@@ -11,6 +11,9 @@ import { projectRoutes } from './routes/project-routes';
 import { selfServiceRoutes } from './routes/self-service-routes';
 import { createRateLimits, type RateLimitOptions } from './routes/rate-limits';
 
+
+/** `POST /v1/projects/{p}/auth/action`: the hosted action pages' form submissions. */
+const ACTION_PATH = /^\/v1\/projects\/[^/]+\/auth\/action\/?$/;
 export interface AuthAppDeps {
   /** Cluster: nonces of accepted internal credentials, shared by every replica (Redis). */
   nonceStore?: NonceStore;
@@ -46,6 +49,8 @@ export function createAuthApp(deps: AuthAppDeps): Express {
     ready: deps.ready,
     logRequests: deps.logRequests,
     nonceStore: deps.nonceStore,
+    // The hosted action pages are plain HTML forms (no script); every other endpoint takes JSON only.
+    acceptsForm: (req) => req.method === 'POST' && ACTION_PATH.test(req.path),
     purge: (project) => purgeProject(deps.auth, project),
   });
   app.set('trust proxy', deps.trustProxy);
