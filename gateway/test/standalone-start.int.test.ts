@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../src/testing/free-port';
 import { STANDALONE_ENTRY as ENTRY, startStandalone as start, stopStandalone as stop } from '../src/testing/standalone-process';
 
 describe('npm start (standalone mode) as a process', () => {
@@ -41,15 +41,6 @@ describe('npm start (standalone mode) as a process', () => {
     }
   }, 90_000);
 });
-
-/** A port nothing listens on now (the server is started on it right after). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('mail links follow the port', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-links-'));

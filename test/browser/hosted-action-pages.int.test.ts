@@ -4,17 +4,14 @@
  * listens on a real port that is also its PLINTH_PUBLIC_URL, so the links in the dev mailbox are
  * opened exactly as a user would open them from the mail.
  */
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { waitFor } from '@plinth/shared/testing/wait-for';
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { call, enableAuth, projectCall, type ProjectAccess, type UserBody } from '../e2e/support/api';
 import { freePort } from '@plinth/gateway/testing/free-port';
+import { launchChromium, type LaunchedChromium } from './support/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'browser suite password';
 const NEW_PASSWORD = 'chosen in the browser';
 
@@ -28,7 +25,7 @@ describe('hosted action pages in headless Chromium', () => {
   let t: TestPlinth;
   let server: http.Server;
   let browser: BrowserContext;
-  let userDataDir: string;
+  let chromium: LaunchedChromium;
   let p: ProjectAccess;
   let page: Page;
 
@@ -40,16 +37,8 @@ describe('hosted action pages in headless Chromium', () => {
     await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
     p = { url: base, id: t.project.id, publicKey: t.project.publicKey, secretKey: t.project.secretKey };
     await enableAuth(p, { send_verification_on_signup: true });
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-chromium-'));
-    // A fresh profile per run (the user-data-dir), removed in afterAll.
-    browser = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync',
-      ],
-    });
+    chromium = await launchChromium();
+    browser = chromium.browser;
   }, 60_000);
 
   beforeEach(async () => {
@@ -60,13 +49,12 @@ describe('hosted action pages in headless Chromium', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     if (server) {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     }
     await t?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   });
 
   /** The link of the newest mail of `kind` to `to` in the dev mailbox. */

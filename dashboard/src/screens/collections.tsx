@@ -39,31 +39,33 @@ export function Collections({ project }: { project: string }) {
       ) : list.length === 0 ? (
         <Empty>No collections yet.</Empty>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Fields</th>
-              <th>Rules</th>
-              <th>Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((c) => (
-              <tr key={c.name}>
-                <td>{c.name}</td>
-                <td>{Object.entries(c.fields).map(([f, d]) => `${f}: ${d.type}`).join(', ')}</td>
-                <td>{Object.keys(c.rules).join(', ') || 'none (only the secret key)'}</td>
-                <td class="actions">
-                  <button type="button" onClick={() => setEditing(c)}>
-                    Edit {c.name}
-                  </button>
-                  <a href={`#/p/${encodeURIComponent(project)}/records/${encodeURIComponent(c.name)}`}>Records</a>
-                </td>
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Fields</th>
+                <th>Rules</th>
+                <th>Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {list.map((c) => (
+                <tr key={c.name}>
+                  <td>{c.name}</td>
+                  <td>{Object.entries(c.fields).map(([f, d]) => `${f}: ${d.type}`).join(', ')}</td>
+                  <td>{Object.keys(c.rules).join(', ') || 'none (only the secret key)'}</td>
+                  <td class="actions">
+                    <button type="button" onClick={() => setEditing(c)}>
+                      Edit {c.name}
+                    </button>
+                    <a href={`#/p/${encodeURIComponent(project)}/records/${encodeURIComponent(c.name)}`}>Records</a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {editing && (
         <Editor

@@ -82,34 +82,36 @@ export function Projects({ operatorKey }: { operatorKey: string }) {
       ) : projects.length === 0 ? (
         <Empty>No projects yet: create one above.</Empty>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Id</th>
-              <th>Name</th>
-              <th>Created</th>
-              <th>Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {projects.map((p) => (
-              <tr key={p.id}>
-                <td>{p.id}</td>
-                <td>{p.name}</td>
-                <td>{p.created_at}</td>
-                <td class="actions">
-                  <a href={`#/p/${encodeURIComponent(p.id)}/collections`}>Open</a>
-                  <button type="button" onClick={() => setOpen(open === p.id ? null : p.id)} aria-expanded={open === p.id}>
-                    Keys
-                  </button>
-                  <button type="button" class="danger" onClick={() => setDeleting(p.id)}>
-                    Delete
-                  </button>
-                </td>
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th>Id</th>
+                <th>Name</th>
+                <th>Created</th>
+                <th>Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {projects.map((p) => (
+                <tr key={p.id}>
+                  <td>{p.id}</td>
+                  <td>{p.name}</td>
+                  <td>{p.created_at}</td>
+                  <td class="actions">
+                    <a href={`#/p/${encodeURIComponent(p.id)}/collections`}>Open</a>
+                    <button type="button" onClick={() => setOpen(open === p.id ? null : p.id)} aria-expanded={open === p.id}>
+                      Keys
+                    </button>
+                    <button type="button" class="danger" onClick={() => setDeleting(p.id)}>
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {deleting && (
         <Confirm

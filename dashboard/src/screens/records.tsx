@@ -77,6 +77,7 @@ function Table({ project, secret, collection }: { project: string; secret: strin
   const [page, setPage] = useState<{ records: RecordDoc[]; cursor: string | null } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState<RecordDoc | 'new' | null>(null);
+  const [newForm, setNewForm] = useState(0);
   const [deleting, setDeleting] = useState<RecordDoc | null>(null);
   const cursor = pages[pages.length - 1] ?? null;
 
@@ -91,7 +92,9 @@ function Table({ project, secret, collection }: { project: string; secret: strin
       setError(err);
     }
   };
-  useEffect(() => void load(), [JSON.stringify(query), cursor]);
+  // `runs`: Apply always reads again, also when the query is unchanged (to see others' writes).
+  const [runs, setRuns] = useState(0);
+  useEffect(() => void load(), [JSON.stringify(query), cursor, runs]);
   const columns = ['id', ...Object.keys(collection.fields), 'version'];
   const setCond = (i: number, patch: Partial<Cond>) => setDraft({ ...draft, where: draft.where.map((c, j) => (j === i ? { ...c, ...patch } : c)) });
 
@@ -104,6 +107,7 @@ function Table({ project, secret, collection }: { project: string; secret: strin
           e.preventDefault();
           setPages([null]);
           setQuery(draft);
+          setRuns((n) => n + 1);
         }}
       >
         {draft.where.map((c, i) => (
@@ -161,7 +165,14 @@ function Table({ project, secret, collection }: { project: string; secret: strin
       </form>
       <ErrorBox error={error} />
       <div class="row">
-        <button type="button" onClick={() => setEditing('new')}>
+        <button
+          type="button"
+          onClick={() => {
+            // A fresh, empty form on every click, also when a failed create is still open.
+            setNewForm((n) => n + 1);
+            setEditing('new');
+          }}
+        >
           New record
         </button>
         <button type="button" disabled={pages.length === 1} onClick={() => setPages(pages.slice(0, -1))}>
@@ -223,7 +234,7 @@ function Table({ project, secret, collection }: { project: string; secret: strin
       )}
       {editing && (
         <RecordEditor
-          key={editing === 'new' ? 'new' : editing.id}
+          key={editing === 'new' ? `new-${newForm}` : editing.id}
           base={base}
           secret={secret}
           collection={collection}
@@ -245,12 +256,14 @@ function RecordEditor(props: { base: string; secret: string; collection: Collect
   const [current, setCurrent] = useState<RecordDoc | null>(null);
   const [error, setError] = useState<unknown>(null);
   const r = props.record;
-  const save = async (e: Event) => {
-    e.preventDefault();
+  /** Creates, or saves the form's values over `onVersion` (the version the edit started from, or the current one after a 409). */
+  const submit = async (onVersion: number) => {
     setError(null);
+    setCurrent(null);
+    setVersion(onVersion);
     try {
       if (r === null) await call(props.secret, 'POST', props.base, { data: dataOf(props.collection, values) });
-      else await call(props.secret, 'PATCH', `${props.base}/${encodeURIComponent(r.id)}`, { data: dataOf(props.collection, values), version });
+      else await call(props.secret, 'PATCH', `${props.base}/${encodeURIComponent(r.id)}`, { data: dataOf(props.collection, values), version: onVersion });
       props.onDone();
     } catch (err) {
       setError(err);
@@ -263,6 +276,10 @@ function RecordEditor(props: { base: string; secret: string; collection: Collect
       }
     }
   };
+  const save = (e: Event) => {
+    e.preventDefault();
+    void submit(version);
+  };
   return (
     <form class="panel" onSubmit={save} aria-label={r ? `Edit record ${r.id}` : 'New record'}>
       <h2>{r ? `Edit ${r.id} (version ${version})` : 'New record'}</h2>
@@ -272,14 +289,7 @@ function RecordEditor(props: { base: string; secret: string; collection: Collect
         <div class="conflict" role="region" aria-label="Current record">
           <p>Someone changed this record since you opened it. The current record (version {current.version}):</p>
           <JsonView value={current} />
-          <button
-            type="button"
-            onClick={() => {
-              setVersion(current.version);
-              setCurrent(null);
-              setError(null);
-            }}
-          >
+          <button type="button" onClick={() => void submit(current.version)}>
             Retry my changes on version {current.version}
           </button>
         </div>

@@ -61,7 +61,12 @@ export function Users({ project }: { project: string }) {
         aria-label="Create a user"
         onSubmit={(e) => {
           e.preventDefault();
-          void act(`User ${email} created.`, () => call(key, 'POST', base, password ? { email, password } : { email }));
+          void act(`User ${email} created.`, async () => {
+            await call(key, 'POST', base, password ? { email, password } : { email });
+            // The next user starts from an empty form: a password left in the field would be theirs too.
+            setEmail('');
+            setPassword('');
+          });
         }}
       >
         <label>

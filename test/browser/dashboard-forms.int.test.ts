@@ -1,0 +1,131 @@
+/**
+ * Dashboard forms that used to trap their user, in headless Chromium against a standalone Plinth
+ * on a real port, signed in with the project's secret key:
+ * - a second user created without typing a password got the first user's password;
+ * - "New record" after a failed create showed the failed values again;
+ * - "Retry my changes on version N" after a 409 did not save;
+ * - at 375 px (a phone) tables pushed the page wider than the screen.
+ */
+import type { Page } from 'playwright-core';
+import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { enableAuth, projectCall, type ProjectAccess } from '../e2e/support/api';
+import { launchChromium, type LaunchedChromium } from './support/chromium';
+
+const PASSWORD = 'first user password';
+
+describe('dashboard forms in headless Chromium', () => {
+  let t: TestPlinth;
+  let chromium: LaunchedChromium;
+  let page: Page;
+  let base: string;
+  let p: ProjectAccess;
+
+  beforeAll(async () => {
+    t = await startTestPlinth({ env: { PLINTH_BCRYPT_COST: '4' } });
+    base = await t.url();
+    p = { url: base, id: t.project.id, publicKey: t.project.publicKey, secretKey: t.project.secretKey };
+    await enableAuth(p);
+    const made = await projectCall(p, 'POST', '/collections', {
+      key: p.secretKey,
+      body: { name: 'items', fields: { title: { type: 'text', required: true }, n: { type: 'integer' }, tags: { type: 'list' } } },
+    });
+    expect(made.status).toBe(201);
+    chromium = await launchChromium({ width: 1280, height: 800 });
+    page = await chromium.browser.newPage();
+    page.setDefaultTimeout(8000);
+    await page.goto(`${base}/_/`);
+    await page.fill('input[name=key]', p.secretKey);
+    await page.fill('input[name=project]', p.id);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('header nav a:text-is("Collections")');
+  }, 60_000);
+
+  afterAll(async () => {
+    await chromium?.close();
+    await t?.close();
+  });
+
+  const go = (screen: string) => page.click(`header nav a:text-is("${screen}")`);
+
+  it('a second user created without a password has none (not the first user\'s)', async () => {
+    await go('Users');
+    await page.fill('input[name=new-user-email]', 'first@forms.example');
+    await page.fill('input[name=new-user-password]', PASSWORD);
+    await page.click('button:text-is("Create user")');
+    await page.waitForSelector('td:text-is("first@forms.example")');
+    await expect(page.locator('input[name=new-user-password]').inputValue()).resolves.toBe('');
+    await page.fill('input[name=new-user-email]', 'second@forms.example');
+    await page.click('button:text-is("Create user")');
+    await page.waitForSelector('td:text-is("second@forms.example")');
+    const list = await projectCall<{ users: Array<{ email: string; has_password: boolean }> }>(p, 'GET', '/auth/users', { key: p.secretKey });
+    expect(Object.fromEntries(list.body.users.map((u) => [u.email, u.has_password]))).toEqual({ 'first@forms.example': true, 'second@forms.example': false });
+    const signIn = await projectCall(p, 'POST', '/auth/signin', { key: p.publicKey, body: { email: 'second@forms.example', password: PASSWORD } });
+    expect(signIn.status).toBe(401);
+  });
+
+  it('"New record" after a failed create starts from an empty form', async () => {
+    await go('Records');
+    await page.selectOption('section[aria-labelledby=records-h] label:has-text("Collection") select', 'items');
+    await page.waitForSelector('h1:text-is("Records of items")');
+    await page.click('button:text-is("New record")');
+    await page.fill('input[name=record-n]', '7');
+    await page.fill('input[name=record-tags]', '["x"]');
+    await page.click('button:text-is("Create record")');
+    await expect(page.locator('[role=alert]').textContent()).resolves.toContain('400');
+    await page.click('button:text-is("New record")');
+    await expect(page.locator('input[name=record-n]').inputValue()).resolves.toBe('');
+    await expect(page.locator('input[name=record-tags]').inputValue()).resolves.toBe('');
+    await expect(page.locator('form[aria-label="New record"] [role=alert]').count()).resolves.toBe(0);
+    await page.click('form[aria-label="New record"] button:text-is("Cancel")');
+  });
+
+  it('"Retry my changes" after a 409 saves them over the current version at once', async () => {
+    const made = await projectCall<{ record: { id: string } }>(p, 'POST', '/collections/items/records', { key: p.secretKey, body: { data: { title: 'original', n: 1 } } });
+    const id = made.body.record.id;
+    await page.click('button:text-is("Apply")');
+    const row = page.locator(`tr:has(td:text-is("${id}"))`);
+    await row.locator('button:text-is("Edit")').click();
+    const meanwhile = await projectCall(p, 'PATCH', `/collections/items/records/${id}`, { key: p.secretKey, body: { data: { title: 'changed elsewhere' } } });
+    expect(meanwhile.status).toBe(200);
+    await page.fill('input[name=record-title]', 'mine');
+    await page.click('button:text-is("Save record")');
+    await page.waitForSelector('[aria-label="Current record"]');
+    await page.click('button:text-is("Retry my changes on version 2")');
+    await page.waitForSelector('td:text-is("mine")');
+    const after = await projectCall<{ record: { title: string; version: number } }>(p, 'GET', `/collections/items/records/${id}`, { key: p.secretKey });
+    expect(after.body.record).toMatchObject({ title: 'mine', version: 3 });
+  });
+
+  it('no screen is wider than a 375 px phone, and no header or button is split inside a word', async () => {
+    for (let i = 0; i < 30; i += 1) {
+      await projectCall(p, 'POST', '/collections/items/records', {
+        key: p.secretKey,
+        body: { data: { title: `a rather long title that does not fit on a phone, number ${i}`, n: i, tags: ['one', 'two', 'three', 'four'] } },
+      });
+    }
+    await page.setViewportSize({ width: 375, height: 800 });
+    const overflow: string[] = [];
+    const broken: string[] = [];
+    for (const screen of ['Collections', 'Records', 'Rule simulator', 'Users', 'Mail', 'Live']) {
+      await go(screen);
+      await page.waitForSelector('main h1');
+      if (screen === 'Records') {
+        await page.selectOption('section[aria-labelledby=records-h] label:has-text("Collection") select', 'items');
+        await page.waitForSelector('tbody tr');
+      }
+      const widths = (await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as [number, number];
+      if (widths[0] > widths[1]) overflow.push(`${screen}: ${widths[0]} > ${widths[1]}`);
+      // A header or button split inside a word ("Del|ete", "Na|me") takes more lines than it has words.
+      const split = (await page.evaluate(`[...document.querySelectorAll('main th, main button')].filter((el) => {
+        const words = el.textContent.trim().split(/\\s+/).filter(Boolean).length;
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+        return words > 0 && lines > words;
+      }).map((el) => el.textContent.trim())`)) as string[];
+      if (split.length) broken.push(`${screen}: ${split.join(', ')}`);
+    }
+    expect(overflow).toEqual([]);
+    expect(broken).toEqual([]);
+  });
+});
