@@ -64,11 +64,12 @@ async function runPrimary(config: StandaloneConfig, logger: Logger, admin: Admin
     process.exit(1);
   });
   let stopping = false;
-  const onSignal = (signal: string) => {
+  const onSignal = (signal: 'SIGTERM' | 'SIGINT') => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping workers');
-    void pool.stop().then(() => process.exit(0));
+    // The workers get the same signal: Ctrl+C (SIGINT) skips their grace period, SIGTERM keeps it.
+    void pool.stop(signal).then(() => process.exit(0));
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

@@ -14,8 +14,11 @@ export interface WorkerPoolOptions {
 export interface WorkerPool {
   /** The port the workers share, once all of them listen. */
   port: number;
-  /** Stops every worker (SIGTERM: they drain and close) and resolves when all have exited. */
-  stop(): Promise<void>;
+  /**
+   * Stops every worker and resolves when all have exited: SIGTERM (they go unready for the grace
+   * period, then drain and close), or SIGINT (Ctrl+C: they drain and close at once).
+   */
+  stop(signal?: 'SIGTERM' | 'SIGINT'): Promise<void>;
 }
 
 /** Slot of this worker process (1 when not a cluster worker). */
@@ -68,12 +71,12 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
     );
   });
 
-  const stop = async (): Promise<void> => {
+  const stop = async (signal: 'SIGTERM' | 'SIGINT' = 'SIGTERM'): Promise<void> => {
     stopping = true;
     const exits = [...slots.keys()].map(
       (w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once('exit', () => resolve()))),
     );
-    for (const w of slots.keys()) w.process.kill('SIGTERM');
+    for (const w of slots.keys()) w.process.kill(signal);
     await Promise.all(exits);
   };
 

@@ -76,6 +76,20 @@ describe('mail links follow the port', () => {
   }, 60_000);
 });
 
+describe('Ctrl+C', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-ctrlc-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('with two workers, SIGINT to the primary stops everything without waiting out the grace period', async () => {
+    // A grace period far longer than any drain: only skipping it explains an early exit.
+    const plinth = await start(dataDir, { PLINTH_WORKERS: '2', PLINTH_SHUTDOWN_GRACE_MS: '30000', LOG_LEVEL: 'info' });
+    const began = Date.now();
+    expect(await stop(plinth, 'SIGINT')).toBe(0);
+    expect(Date.now() - began).toBeLessThan(15_000);
+    expect(plinth.output()).not.toContain('still serving for the grace period');
+  }, 60_000);
+});
+
 describe('start-up configuration errors', () => {
   it.each([
     ['PORT', 'not-a-port'],
