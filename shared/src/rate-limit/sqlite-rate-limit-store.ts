@@ -113,7 +113,7 @@ export class SqliteRateLimitStore {
     // A key new to this process (or whose window ended) is written at once: that reads the
     // shared count and window. Hits counted for an ended window are dropped with it.
     if (!count || count.resetAt <= now) {
-      if (this.local.size >= MAX_LOCAL_KEYS) this.flushAll(true);
+      if (this.local.size >= MAX_LOCAL_KEYS) this.flushAllOrForget();
       const row = this.add(k, 1, now);
       this.local.set(k, { pending: 0, known: row.hits, resetAt: row.reset_at });
       return { totalHits: row.hits, resetTime: new Date(row.reset_at) };
@@ -192,6 +192,18 @@ export class SqliteRateLimitStore {
       count.known = rows[i]!.hits;
       count.resetAt = rows[i]!.reset_at;
     });
+  }
+
+  /**
+   * Writes every pending hit and forgets every key; when the file cannot be written (a full
+   * disk), the hits are forgotten all the same, so the map stays bounded.
+   */
+  private flushAllOrForget(): void {
+    try {
+      this.flushAll(true);
+    } finally {
+      this.local.clear();
+    }
   }
 
   /** Writes every pending hit; forgets ended windows (and, with `clear`, every key). */
