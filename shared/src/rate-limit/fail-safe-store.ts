@@ -21,7 +21,6 @@ export class FailSafeStore implements Store {
   constructor(
     private readonly primary: Store,
     private readonly breaker: DependencyBreaker = new DependencyBreaker(),
-    private readonly onFallback?: (err: unknown) => void,
   ) {}
 
   init(options: Options): void {
@@ -34,8 +33,8 @@ export class FailSafeStore implements Store {
     let counted: ClientRateLimitInfo | Promise<ClientRateLimitInfo>;
     try {
       counted = this.primary.increment(key);
-    } catch (err) {
-      return this.fallBack(key, err);
+    } catch {
+      return this.fallBack(key);
     }
     if (!(counted instanceof Promise)) {
       this.breaker.succeeded();
@@ -46,7 +45,7 @@ export class FailSafeStore implements Store {
         this.breaker.succeeded();
         return hits;
       },
-      (err: unknown) => this.fallBack(key, err),
+      () => this.fallBack(key),
     );
   }
 
@@ -64,9 +63,9 @@ export class FailSafeStore implements Store {
     await this.primary.shutdown?.();
   }
 
-  private fallBack(key: string, err: unknown): Promise<ClientRateLimitInfo> {
+  /** The primary failed (Redis away, a full disk): skip it for a while, count here meanwhile. */
+  private fallBack(key: string): Promise<ClientRateLimitInfo> {
     this.breaker.failed();
-    this.onFallback?.(err);
     return this.local.increment(key);
   }
 }
