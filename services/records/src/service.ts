@@ -65,11 +65,8 @@ export async function openRecordStore(config: RecordsConfig): Promise<RecordStor
 /** Prefix of the records service's rate-limit counters in Redis. */
 export const RECORDS_RATE_LIMIT_PREFIX = 'plinth:records:rl:';
 
-/**
- * Hits a process may count before writing them to `limits.db`: 1 % of the limit of the counter,
- * so the processes together may let through about 1 % more per process.
- */
-function localBatch(config: RecordsConfig, counter: string): number {
+/** The limit each records counter (rate-limits.ts) is checked against. */
+function counterLimit(config: RecordsConfig, counter: string): number {
   const limits: Record<string, number> = {
     key: config.PLINTH_RATE_LIMIT_SECRET_KEY,
     user: config.PLINTH_RATE_LIMIT_USER,
@@ -77,7 +74,7 @@ function localBatch(config: RecordsConfig, counter: string): number {
     anonymous: config.PLINTH_RATE_LIMIT_ANONYMOUS,
     project: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
   };
-  return Math.floor((limits[counter] ?? 0) / 100);
+  return limits[counter] ?? 0;
 }
 
 /** Wires the records service's adapters from configuration. Used by main.ts and by standalone mode. */
@@ -146,7 +143,10 @@ export async function buildRecordsService(
         : // Without Redis: counters in one SQLite file of the data dir, shared by every worker
           // process. Each process writes its hits in batches of 1 % of the limit (or every 20 ms).
           (name) => {
-            const store = new SqliteRateLimitStore(limitsDb(), `records:${name}:`, { localBatch: localBatch(config, name) });
+            // A process may count 1 % of the limit before writing, so the processes together may
+            // let through about 1 % more per process.
+            const limit = counterLimit(config, name);
+            const store = new SqliteRateLimitStore(limitsDb(), `records:${name}:`, { localBatch: Math.floor(limit / 100), limit });
             limitStores.push(store);
             return new FailSafeStore(store);
           },
