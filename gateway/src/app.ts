@@ -86,6 +86,8 @@ function stripInternalHeaders(req: express.Request): void {
   delete req.headers[INTERNAL_HEADERS.credential];
   delete req.headers[INTERNAL_HEADERS.project];
   delete req.headers[INTERNAL_HEADERS.keyKind];
+  delete req.headers[INTERNAL_HEADERS.keyId];
+  delete req.headers[INTERNAL_HEADERS.clientAddress];
 }
 
 /**
@@ -136,13 +138,18 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     stripInternalHeaders(req);
     let keyKind: KeyKind;
     if (route.auth === 'key') {
-      keyKind = await keys.authenticate(route.project, bearer(req.headers.authorization));
+      const key = await keys.authenticateKey(route.project, bearer(req.headers.authorization));
+      keyKind = key.kind;
+      req.headers[INTERNAL_HEADERS.keyId] = key.id;
     } else {
       if (!(await opts.store.getProject(route.project))) throw new NotFoundError('Unknown project.');
       keyKind = 'none';
     }
     req.headers[INTERNAL_HEADERS.project] = route.project;
     req.headers[INTERNAL_HEADERS.keyKind] = keyKind;
+    // The client's address as far as PLINTH_TRUST_PROXY trusts X-Forwarded-For: services limit
+    // anonymous callers by it. Signed with the rest in cluster; a client's own copy was stripped.
+    if (req.ip !== undefined) req.headers[INTERNAL_HEADERS.clientAddress] = req.ip;
     opts.upstreams[route.service].handle(req, res, next);
   });
 

@@ -77,11 +77,16 @@ export class KeyAuthenticator {
 
   /** The key kind, or throws 401 for a missing, unknown or other project's key. */
   async authenticate(project: ProjectId, credential: string | null): Promise<ApiKeyKind> {
+    return (await this.authenticateKey(project, credential)).kind;
+  }
+
+  /** The stored key (its id and kind), or throws 401 for a missing, unknown or other project's key. */
+  async authenticateKey(project: ProjectId, credential: string | null): Promise<ApiKeyRecord> {
     if (!credential) throw new UnauthorizedError('Missing API key: send Authorization: Bearer <key>.');
     if (looksLikeJwt(credential)) throw new UnauthorizedError(JWT_AS_KEY);
     const key = await this.lookup(credential);
     if (!key || key.project !== project) throw new UnauthorizedError('Invalid API key for this project.');
-    return key.kind;
+    return key;
   }
 
   /**

@@ -58,6 +58,9 @@ export function realtimeUpgradeHandler(opts: { keys: KeyAuthenticator; target?: 
     }
     const h = req.headers;
     delete h[INTERNAL_HEADERS.credential];
+    // The realtime service reads neither; a client's copy must not be signed as the gateway's.
+    delete h[INTERNAL_HEADERS.keyId];
+    delete h[INTERNAL_HEADERS.clientAddress];
     h[INTERNAL_HEADERS.project] = project;
     h[INTERNAL_HEADERS.keyKind] = keyKind;
     h[INTERNAL_HEADERS.requestId] = requestId;

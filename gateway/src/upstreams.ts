@@ -66,6 +66,8 @@ export function signRequest(
       project: String(h[INTERNAL_HEADERS.project]),
       keyKind: h[INTERNAL_HEADERS.keyKind] as KeyKind,
       requestId: String(h[INTERNAL_HEADERS.requestId]),
+      keyId: h[INTERNAL_HEADERS.keyId] as string | undefined,
+      clientAddress: h[INTERNAL_HEADERS.clientAddress] as string | undefined,
     },
     { method: req.method ?? 'GET', path: req.originalUrl ?? req.url ?? '/' },
     bodyDigest(body),

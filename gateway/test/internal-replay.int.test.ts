@@ -8,7 +8,18 @@ import type { AddressInfo } from 'node:net';
 import { Router } from 'express';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { RedisNonceStore, asProjectId, createLogger, createServiceApp, internalHeaders, requestContext } from '@plinth/shared';
+import {
+  REQUEST_REDIS_OPTIONS,
+  RedisNonceStore,
+  asProjectId,
+  bodyDigest,
+  createLogger,
+  createServiceApp,
+  internalHeaders,
+  redisBreaker,
+  requestContext,
+  signInternal,
+} from '@plinth/shared';
 import { createGatewayApp } from '../src/app';
 import { generateKey } from '../src/keys';
 import { SqliteProjectStore } from '../src/store/sqlite-project-store';
@@ -36,10 +47,15 @@ async function close(server: http.Server): Promise<void> {
 }
 
 /** Sends a captured request (optionally altered) straight to the service, as an attacker inside the network would. */
-async function replay(serviceUrl: string, c: Captured, change: Partial<Pick<Captured, 'method' | 'url'>> & { body?: string } = {}) {
-  const headers = Object.fromEntries(
-    Object.entries(c.headers).filter(([k]) => k.startsWith('x-plinth-') || k === 'x-request-id' || k === 'content-type'),
-  );
+async function replay(
+  serviceUrl: string,
+  c: Captured,
+  change: Partial<Pick<Captured, 'method' | 'url'>> & { body?: string; headers?: Record<string, string> } = {},
+) {
+  const headers = {
+    ...Object.fromEntries(Object.entries(c.headers).filter(([k]) => k.startsWith('x-plinth-') || k === 'x-request-id' || k === 'content-type')),
+    ...change.headers,
+  };
   const body = change.body ?? (c.body.length > 0 ? c.body : undefined);
   const res = await fetch(serviceUrl + (change.url ?? c.url), { method: change.method ?? c.method, headers, body });
   return { status: res.status, body: (await res.json()) as { error?: string; done?: unknown } };
@@ -137,6 +153,10 @@ describe('internal credential replay (gateway → service over the network)', ()
     expect((await replay(service.url, fresh, { method: 'PUT' })).status).toBe(401);
     const otherBody = await replay(service.url, fresh, { body: JSON.stringify({ data: { amount: 1_000_000 } }) });
     expect(otherBody).toEqual({ status: 401, body: expect.objectContaining({ error: 'unauthorized' }) });
+    // …or to another client address or key (what rate limits count by): refused.
+    expect(fresh.headers['x-plinth-client-address']).toMatch(/127\.0\.0\.1$/);
+    expect((await replay(service.url, fresh, { headers: { 'x-plinth-client-address': '198.51.100.9' } })).status).toBe(401);
+    expect((await replay(service.url, fresh, { headers: { 'x-plinth-key-id': 'key_other' } })).status).toBe(401);
 
     // The spent credential, replayed exactly: refused.
     expect((await replay(service.url, spent)).status).toBe(401);
@@ -192,5 +212,48 @@ describe('internal credential replay across replicas (nonces shared in Redis)', 
     // A fresh credential for the same operation is accepted by the other replica.
     const fresh = { ...internalHeaders(SECRET, { project: 'shop', keyKind: 'secret', requestId: 'req-x' }, { method: 'POST', path }, body), 'content-type': 'application/json' };
     expect((await send(1, fresh)).status).toBe(201);
+  });
+});
+
+describe('internal credentials while the shared nonce store (Redis) is away', () => {
+  // A Redis nobody listens on: the real client, failing as it does when Redis is down.
+  const redis = new Redis('redis://127.0.0.1:9', { ...REQUEST_REDIS_OPTIONS });
+  redis.on('error', () => {});
+  let replica: { url: string; server: http.Server };
+  const path = '/v1/projects/shop/collections/orders/records';
+  const body = JSON.stringify({ data: { amount: 7 } });
+  const id = { project: 'shop', keyKind: 'secret' as const, requestId: 'req-fallback' };
+
+  beforeAll(async () => {
+    const routes = Router();
+    routes.post('/v1/projects/:project/collections/:name/records', (req, res) => {
+      res.status(201).json({ done: req.body });
+    });
+    const nonceStore = new RedisNonceStore(redis, 'test:nonce:unreachable:', { breaker: redisBreaker(redis) });
+    replica = await listen(createServiceApp({ name: 'records', internalSecret: SECRET, logger, routes, nonceStore }));
+  });
+
+  afterAll(async () => {
+    await close(replica.server);
+    redis.disconnect();
+  });
+
+  const send = (credentialAtMs: number) => {
+    const headers = {
+      ...internalHeaders(SECRET, id, { method: 'POST', path }, body),
+      'x-plinth-internal': signInternal(SECRET, id, { method: 'POST', path }, bodyDigest(body), credentialAtMs),
+      'content-type': 'application/json',
+    };
+    return { headers, go: () => fetch(replica.url + path, { method: 'POST', headers, body }) };
+  };
+
+  it("accepts a fresh credential once on this replica's own nonce cache, and refuses one too old for that window with 503", async () => {
+    const fresh = send(Date.now());
+    expect((await fresh.go()).status).toBe(201);
+    expect((await fresh.go()).status).toBe(401);
+    // Valid for 60 s with Redis up, but beyond the narrower window a replica accepts on its own.
+    const older = await send(Date.now() - 30_000).go();
+    expect(older.status).toBe(503);
+    expect(((await older.json()) as { error: string }).error).toBe('unavailable');
   });
 });

@@ -83,10 +83,10 @@ describe.each(transports)('gateway over the %s transport', (_name, makeUpstream)
     await store.close();
   });
 
-  it('forwards the project, key kind and request id to the service', async () => {
+  it("forwards the project, key kind, key id, request id and the client's address to the service", async () => {
     const res = await request(app).get('/v1/projects/shop/collections/whoami').set('Authorization', `Bearer ${pub.value}`).set('X-Request-Id', 'req-42');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ project: 'shop', keyKind: 'public', requestId: 'req-42' });
+    expect(res.body).toEqual({ project: 'shop', keyKind: 'public', keyId: pub.record.id, requestId: 'req-42', clientAddress: expect.stringMatching(/127\.0\.0\.1$/) });
     expect(res.headers['x-request-id']).toBe('req-42');
   });
 
@@ -95,8 +95,12 @@ describe.each(transports)('gateway over the %s transport', (_name, makeUpstream)
       .get('/v1/projects/shop/collections/whoami')
       .set('Authorization', `Bearer ${pub.value}`)
       .set('X-Plinth-Key-Kind', 'secret')
-      .set('X-Plinth-Project', 'other');
-    expect(res.body).toMatchObject({ project: 'shop', keyKind: 'public' });
+      .set('X-Plinth-Project', 'other')
+      .set('X-Plinth-Key-Id', sec.record.id)
+      .set('X-Plinth-Client-Address', '198.51.100.1')
+      .set('X-Forwarded-For', '198.51.100.2');
+    // No proxy is trusted here (PLINTH_TRUST_PROXY=0): the address is the connection's.
+    expect(res.body).toMatchObject({ project: 'shop', keyKind: 'public', keyId: pub.record.id, clientAddress: expect.stringMatching(/127\.0\.0\.1$/) });
   });
 
   it('refuses a public key on a secret route with 403, and lets the secret key through', async () => {

@@ -8,6 +8,10 @@ export interface RequestContext {
   project: ProjectId;
   keyKind: KeyKind;
   requestId: string;
+  /** The id of the project key presented (absent on service → service calls). */
+  keyId?: string;
+  /** The client's address as the gateway trusts it (absent on service → service calls). */
+  clientAddress?: string;
 }
 
 /** The context of the current request. Only valid behind the chassis' internal-auth middleware. */

@@ -24,6 +24,7 @@ export * from './mail-queue';
 export * from './revocation';
 export * from './rate-limit';
 export * from './redis';
+export * from './dependency-breaker';
 export * from './dependency-errors';
 export * from './disk-space';
 export * from './storable-json';

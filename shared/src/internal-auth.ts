@@ -7,13 +7,17 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
  * credential once: a captured header cannot be replayed, nor reused for another project, key
  * kind, operation or body.
  *
- * Credential format: `v2.<unix seconds>.<nonce>.<body sha256, base64url>.<hmac, base64url>`.
+ * Credential format: `v3.<unix seconds>.<nonce>.<body sha256, base64url>.<hmac, base64url>`.
  */
 export const INTERNAL_HEADERS = {
   credential: 'x-plinth-internal',
   project: 'x-plinth-project',
   keyKind: 'x-plinth-key-kind',
   requestId: 'x-request-id',
+  /** The id of the project key the caller presented (`key_…`); rate limits of the secret key are per key. */
+  keyId: 'x-plinth-key-id',
+  /** The client's address as the gateway trusts it (PLINTH_TRUST_PROXY); anonymous rate limits are per address. */
+  clientAddress: 'x-plinth-client-address',
 } as const;
 
 /** What the caller presented at the gateway: a public or secret project key, or nothing (JWKS). */
@@ -23,6 +27,10 @@ export interface InternalIdentity {
   project: string;
   keyKind: KeyKind;
   requestId: string;
+  /** The project key's id; absent on service → service calls. */
+  keyId?: string;
+  /** The client's address; absent on service → service calls. */
+  clientAddress?: string;
 }
 
 /** The operation a credential is bound to. `path` is the URL path with its query string. */
@@ -46,7 +54,10 @@ export const EMPTY_BODY_DIGEST = bodyDigest('');
 
 function mac(secret: string, ts: string, nonce: string, digest: string, id: InternalIdentity, op: InternalOperation): string {
   return createHmac('sha256', secret)
-    .update(`v2\n${ts}\n${nonce}\n${op.method.toUpperCase()}\n${op.path}\n${digest}\n${id.project}\n${id.keyKind}\n${id.requestId}`)
+    .update(
+      `v3\n${ts}\n${nonce}\n${op.method.toUpperCase()}\n${op.path}\n${digest}\n${id.project}\n${id.keyKind}\n${id.requestId}\n` +
+        `${id.keyId ?? ''}\n${id.clientAddress ?? ''}`,
+    )
     .digest('base64url');
 }
 
@@ -60,7 +71,7 @@ export function signInternal(
 ): string {
   const ts = String(Math.floor(nowMs / 1000));
   const nonce = randomBytes(16).toString('base64url');
-  return `v2.${ts}.${nonce}.${digest}.${mac(secret, ts, nonce, digest, id, op)}`;
+  return `v3.${ts}.${nonce}.${digest}.${mac(secret, ts, nonce, digest, id, op)}`;
 }
 
 /** What a verified credential says: its nonce (to refuse a second use), body digest and time. */
@@ -87,7 +98,7 @@ export function verifyInternal(
 ): VerifiedCredential | null {
   if (!credential) return null;
   const parts = credential.split('.');
-  if (parts.length !== 5 || parts[0] !== 'v2') return null;
+  if (parts.length !== 5 || parts[0] !== 'v3') return null;
   const [, ts, nonce, digest, given] = parts as [string, string, string, string, string];
   const t = Number(ts);
   if (!Number.isInteger(t) || Math.abs(nowMs / 1000 - t) > INTERNAL_CREDENTIAL_WINDOW_SECONDS) return null;
@@ -109,8 +120,38 @@ export function internalHeaders(
     [INTERNAL_HEADERS.project]: id.project,
     [INTERNAL_HEADERS.keyKind]: id.keyKind,
     [INTERNAL_HEADERS.requestId]: id.requestId,
+    ...(id.keyId === undefined ? {} : { [INTERNAL_HEADERS.keyId]: id.keyId }),
+    ...(id.clientAddress === undefined ? {} : { [INTERNAL_HEADERS.clientAddress]: id.clientAddress }),
     [INTERNAL_HEADERS.credential]: signInternal(secret, id, op, bodyDigest(body)),
   };
+}
+
+/** What the optional identity headers may hold: a key id, an IPv4 or IPv6 address. */
+const OPTIONAL_IDENTITY = /^[A-Za-z0-9_.:%-]{1,100}$/;
+
+/**
+ * The optional identity headers of a request (key id, client address), or null when one is there
+ * but malformed. They are signed with the rest, so only the gateway sets them.
+ */
+export function optionalIdentity(headers: Record<string, string | string[] | undefined>): Pick<InternalIdentity, 'keyId' | 'clientAddress'> | null {
+  const keyId = headers[INTERNAL_HEADERS.keyId];
+  const clientAddress = headers[INTERNAL_HEADERS.clientAddress];
+  const ok = (v: unknown) => v === undefined || (typeof v === 'string' && OPTIONAL_IDENTITY.test(v));
+  if (!ok(keyId) || !ok(clientAddress)) return null;
+  return { keyId: keyId as string | undefined, clientAddress: clientAddress as string | undefined };
+}
+
+/**
+ * While the shared nonce store (Redis) cannot answer, a replica accepts only credentials made at
+ * most this many seconds ago (either side of its clock), each once (its own ReplayGuard). A
+ * credential captured on the network could then be replayed once on each other replica, within
+ * this window only, instead of for the whole INTERNAL_CREDENTIAL_WINDOW_SECONDS.
+ */
+export const LOCAL_FALLBACK_WINDOW_SECONDS = 5;
+
+/** True when `credential` may be accepted on this replica's own nonce cache (the shared store is away). */
+export function withinFallbackWindow(credential: VerifiedCredential, nowMs = Date.now()): boolean {
+  return Math.abs(nowMs / 1000 - credential.ts) <= LOCAL_FALLBACK_WINDOW_SECONDS;
 }
 
 /** Epoch ms after which `credential` is refused anyway (its nonce need not be kept longer). */

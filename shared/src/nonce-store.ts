@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type { Redis } from 'ioredis';
+import type { DependencyBreaker } from './dependency-breaker';
 
 /**
  * Where the nonces of accepted internal credentials are kept so that every replica of a service
@@ -7,7 +8,10 @@ import type { Redis } from 'ioredis';
  * its own (ReplayGuard).
  */
 export interface NonceStore {
-  /** True the first time `nonce` is claimed anywhere; false when any replica claimed it before. */
+  /**
+   * True the first time `nonce` is claimed anywhere; false when any replica claimed it before.
+   * Rejects when the store cannot answer (the caller then decides: see requireInternal).
+   */
   claim(nonce: string, expiresAtMs: number): Promise<boolean>;
 }
 
@@ -25,16 +29,41 @@ export const nonceConfigKeys = {
   PLINTH_NONCE_PREFIX: Joi.string().min(1).max(200).default(DEFAULT_NONCE_PREFIX),
 };
 
-/** Nonces in Redis (cluster mode): one `SET NX` with the credential's remaining lifetime. */
+/** Refusal of a claim the store did not try (its breaker skips a Redis that just failed). */
+export class NonceStoreUnavailableError extends Error {
+  constructor() {
+    super('The nonce store is unavailable.');
+    this.name = 'NonceStoreUnavailableError';
+  }
+}
+
+/**
+ * Nonces in Redis (cluster mode): one `SET NX` with the credential's remaining lifetime. With a
+ * `breaker`, a Redis that just failed is not asked again for a while: the claim rejects at once.
+ */
 export class RedisNonceStore implements NonceStore {
+  private readonly now: () => number;
+  private readonly breaker?: DependencyBreaker;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string = DEFAULT_NONCE_PREFIX,
-    private readonly now: () => number = Date.now,
-  ) {}
+    opts: { breaker?: DependencyBreaker; now?: () => number } = {},
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.breaker = opts.breaker;
+  }
 
   async claim(nonce: string, expiresAtMs: number): Promise<boolean> {
+    if (this.breaker && !this.breaker.allow()) throw new NonceStoreUnavailableError();
     const ttl = Math.max(1000, expiresAtMs - this.now());
-    return (await this.redis.set(`${this.prefix}${nonce}`, '1', 'PX', ttl, 'NX')) === 'OK';
+    try {
+      const first = (await this.redis.set(`${this.prefix}${nonce}`, '1', 'PX', ttl, 'NX')) === 'OK';
+      this.breaker?.succeeded();
+      return first;
+    } catch (err) {
+      this.breaker?.failed();
+      throw err;
+    }
   }
 }

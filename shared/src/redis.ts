@@ -1,5 +1,6 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { DependencyBreaker } from './dependency-breaker';
 
 /** How long one Redis command may take before it fails (the request then answers 503). */
 export const REDIS_COMMAND_TIMEOUT_MS = 1000;
@@ -55,4 +56,13 @@ export function isRedisUnavailable(err: unknown): boolean {
   if (err.name === 'MaxRetriesPerRequestError') return true;
   if (UNAVAILABLE_MESSAGES.some((m) => err.message.startsWith(m))) return true;
   return err.name === 'ReplyError' && UNAVAILABLE_REPLIES.test(err.message);
+}
+
+/**
+ * A breaker for callers that can do without this Redis for a while (the nonce check, rate-limit
+ * counters): skipped at once while the client is not connected, and for a moment after a
+ * command failed (a hung Redis otherwise costs each caller the whole command timeout).
+ */
+export function redisBreaker(redis: Pick<Redis, 'status'>): DependencyBreaker {
+  return new DependencyBreaker({ isDown: () => redis.status !== 'ready' });
 }

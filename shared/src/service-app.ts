@@ -5,7 +5,16 @@ import type { AcceptsForm } from './body-parsing';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { fromDependencyError } from './dependency-errors';
 import { PlinthError, UnauthorizedError, UnavailableError } from './errors';
-import { INTERNAL_HEADERS, ReplayGuard, credentialExpiry, isInProcess, isKeyKind, verifyInternal } from './internal-auth';
+import {
+  INTERNAL_HEADERS,
+  ReplayGuard,
+  credentialExpiry,
+  isInProcess,
+  isKeyKind,
+  optionalIdentity,
+  verifyInternal,
+  withinFallbackWindow,
+} from './internal-auth';
 import type { NonceStore } from './nonce-store';
 import { SIGNED_DIGEST, internalBodyParser } from './internal-body';
 import { httpLogger } from './logger';
@@ -56,7 +65,10 @@ const PROJECT_IN_PATH = /^\/v1\/projects\/([^/]+)/;
  * Refuses requests that did not come through the gateway (or another service holding the
  * internal secret), and records who is calling. A network request's credential must be bound to
  * this method and path, and is accepted once (`guard`); its body digest is checked by
- * internalBodyParser.
+ * internalBodyParser. With a `shared` nonce store (Redis) the credential is accepted once across
+ * replicas; while that store cannot answer, a replica falls back to its own nonce cache and
+ * accepts only credentials made within LOCAL_FALLBACK_WINDOW_SECONDS (docs/architecture.md,
+ * "Failure modes"), so a Redis outage does not stop requests that need nothing else from Redis.
  */
 export function requireInternal(secret: string, guard: ReplayGuard = new ReplayGuard(), shared?: NonceStore): RequestHandler {
   return (req, res, next) => {
@@ -65,8 +77,9 @@ export function requireInternal(secret: string, guard: ReplayGuard = new ReplayG
     const keyKind = h[INTERNAL_HEADERS.keyKind];
     const reqId = h[INTERNAL_HEADERS.requestId];
     const credential = h[INTERNAL_HEADERS.credential];
+    const optional = optionalIdentity(h);
     const refuse = () => next(new UnauthorizedError('This service only accepts requests from the Plinth gateway.'));
-    if (typeof project !== 'string' || !isProjectId(project) || !isKeyKind(keyKind) || typeof reqId !== 'string') {
+    if (typeof project !== 'string' || !isProjectId(project) || !isKeyKind(keyKind) || typeof reqId !== 'string' || !optional) {
       refuse();
       return;
     }
@@ -76,14 +89,14 @@ export function requireInternal(secret: string, guard: ReplayGuard = new ReplayG
         next(new UnauthorizedError('The credential is for another project.'));
         return;
       }
-      const ctx: RequestContext = { project, keyKind, requestId: reqId };
+      const ctx: RequestContext = { project, keyKind, requestId: reqId, ...optional };
       res.locals.plinth = ctx;
       next();
     };
     if (!isInProcess(req)) {
       const verified =
         typeof credential === 'string'
-          ? verifyInternal(secret, credential, { project, keyKind, requestId: reqId }, { method: req.method, path: req.originalUrl })
+          ? verifyInternal(secret, credential, { project, keyKind, requestId: reqId, ...optional }, { method: req.method, path: req.originalUrl })
           : null;
       if (!verified || !guard.accept(verified)) {
         refuse();
@@ -94,7 +107,10 @@ export function requireInternal(secret: string, guard: ReplayGuard = new ReplayG
         // Every replica shares the nonces: a credential one replica accepted, no other accepts.
         shared.claim(verified.nonce, credentialExpiry(verified)).then(
           (first) => (first ? proceed() : refuse()),
-          () => next(new UnavailableError('The service cannot check its internal credentials right now.')),
+          () =>
+            withinFallbackWindow(verified)
+              ? proceed()
+              : next(new UnavailableError('The service cannot check its internal credentials right now.')),
         );
         return;
       }

@@ -11,10 +11,10 @@ let dir: string;
 let dbs: SqliteDatabase[];
 let stores: SqliteRateLimitStore[];
 
-function open(localBatch: number, flushMs = 20): SqliteRateLimitStore {
+function open(localBatch: number, flushMs = 20, limit?: number): SqliteRateLimitStore {
   const db = openSqlite(path.join(dir, 'limits.db'));
   dbs.push(db);
-  const store = new SqliteRateLimitStore(db, 'test:', { localBatch, flushMs });
+  const store = new SqliteRateLimitStore(db, 'test:', { localBatch, flushMs, limit });
   store.init({ windowMs: 60_000 });
   stores.push(store);
   return store;
@@ -61,6 +61,18 @@ it('with a local batch, a process writes its hits once it holds that many', () =
   // The fifth unwritten hit: all five are written in one go.
   expect(a.increment('k').totalHits).toBe(6);
   expect(stored('k')).toBe(6);
+});
+
+it('a key already over its limit is written by the timer only, not at every batch', async () => {
+  const a = open(2, 30, 3);
+  // 1 at once, then batches of 2: 3, then 5 (over the limit of 3).
+  for (let i = 1; i <= 5; i++) expect(a.increment('k').totalHits).toBe(i);
+  expect(stored('k')).toBe(5);
+  // Refused hits go on being counted, and written together within flushMs.
+  for (let i = 6; i <= 11; i++) expect(a.increment('k').totalHits).toBe(i);
+  expect(stored('k')).toBe(5);
+  await sleep(80);
+  expect(stored('k')).toBe(11);
 });
 
 it('unwritten hits reach the shared count within flushMs, and another process counts them', async () => {

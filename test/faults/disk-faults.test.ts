@@ -57,10 +57,10 @@ describe('the disk under the standalone server fills up', () => {
   let disk: TinyDisk;
   let server: StandaloneProcess;
 
-  const call = async (method: string, p: string, body?: unknown) => {
+  const call = async (method: string, p: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${server.url}/v1/projects/demo${p}`, {
       method,
-      headers: { Authorization: `Bearer ${server.secretKey}`, 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${server.secretKey}`, 'Content-Type': 'application/json', ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json()) as { error?: string; message?: string; records?: { body: string }[] } };
@@ -72,7 +72,9 @@ describe('the disk under the standalone server fills up', () => {
 
   beforeAll(async () => {
     disk = mountTinyDisk(16 * 1024 * 1024);
-    server = await startStandalone(path.join(disk.dir, 'data'));
+    // A secret-key limit of 1000 makes the counters write every 10 hits (1 %); one trusted proxy
+    // lets X-Forwarded-For name a new client address, whose first hit is written at once.
+    server = await startStandalone(path.join(disk.dir, 'data'), { PLINTH_RATE_LIMIT_SECRET_KEY: '1000', PLINTH_TRUST_PROXY: '1' });
     expect((await call('POST', '/collections', { name: 'notes', fields: { body: { type: 'text' } } })).status).toBe(201);
   }, 60_000);
 
@@ -105,5 +107,26 @@ describe('the disk under the standalone server fills up', () => {
     expect((await call('POST', '/collections/notes/records', { data: { body: 'after' } })).status).toBe(201);
     const read = await call('GET', '/collections/notes/records');
     expect(read.body.records!.map((r) => r.body)).toEqual(['before', 'after']);
+  });
+
+  it('keeps answering reads 200 while the rate-limit counters cannot be written; writes stay 507', async () => {
+    disk.fill();
+    try {
+      // 150 secret-key reads: a counter write every 10 of them. Then 30 anonymous public-key
+      // reads, each from a new address: a counter write each.
+      const reads: number[] = [];
+      for (let i = 0; i < 150; i++) reads.push((await call('GET', '/collections/notes/records')).status);
+      for (let i = 0; i < 30; i++) {
+        const anonymous = await call('GET', '/collections', undefined, { Authorization: `Bearer ${server.publicKey}`, 'X-Forwarded-For': `203.0.113.${i}` });
+        reads.push(anonymous.status);
+      }
+      expect(reads).toEqual(Array<number>(180).fill(200));
+      const write = await call('POST', '/collections/notes/records', { data: { body: 'while full' } });
+      expect({ status: write.status, error: write.body.error }).toEqual({ status: 507, error: 'insufficient_storage' });
+      expect((await readyz()).status).toBe(503);
+    } finally {
+      disk.free();
+    }
+    expect((await call('POST', '/collections/notes/records', { data: { body: 'after again' } })).status).toBe(201);
   });
 });

@@ -3,10 +3,12 @@ import { enableAuth, type ProjectAccess, type SessionBody } from '../e2e/support
 import { OwnRedis } from './support/own-redis';
 
 /**
- * Fault: the Redis behind auth (sessions, rate limits), records (session checks for user tokens)
- * and the mail queue goes down, or hangs (SIGSTOP: connections open, nothing answers). Clients get
- * a quick 503 `unavailable` envelope — never a hang, never a 500 — `/readyz` of each service that
- * needs Redis says so, and everything works again once Redis is back.
+ * Fault: the Redis behind auth (sessions, rate limits), records (session checks for user tokens,
+ * rate-limit counters, internal-credential nonces) and the mail queue goes down, or hangs
+ * (SIGSTOP: connections open, nothing answers). What needs a session gets a quick 503
+ * `unavailable` envelope — never a hang, never a 500 — and `/readyz` of each service that needs
+ * Redis says so; what needs no session (secret-key reads, anonymous reads under rules that do not
+ * involve a user) goes on answering 200. Everything works again once Redis is back.
  */
 describe('Redis down or hung', () => {
   let redis: OwnRedis;
@@ -42,6 +44,9 @@ describe('Redis down or hung', () => {
   const signUp = () => call('POST', '/auth/signup', { key: p.publicKey, body: { email: `new${++seq}@example.com`, password: PASSWORD } });
   const refresh = () => call('POST', '/auth/refresh', { key: p.publicKey, body: { refresh_token: session.refresh_token } });
   const readNote = () => call('GET', `/collections/notes/records/${noteId}`, { key: p.publicKey, dbUserToken: session.access_token });
+  const readNoteWithSecretKey = () => call('GET', `/collections/notes/records/${noteId}`, { key: p.secretKey });
+  const listNotesWithSecretKey = () => call('GET', '/collections/notes/records', { key: p.secretKey });
+  const readNewsAnonymously = () => call('GET', '/collections/news/records', { key: p.publicKey });
 
   async function readyz(service: 'auth' | 'records' | 'mailer'): Promise<Answer> {
     const proc = cluster.processes.find((x) => x.name === `${service}-0`)!;
@@ -64,7 +69,21 @@ describe('Redis down or hung', () => {
     throw new Error('sign-in never recovered');
   }
 
-  async function expectEverythingUnavailable(): Promise<void> {
+  /** Secret-key and anonymous reads, a few times each (the rate-limit counters and nonces are checked on each). */
+  async function expectKeyOnlyReadsServed(): Promise<void> {
+    for (let i = 0; i < 5; i++) {
+      for (const [what, read] of [
+        ['secret-key read', readNoteWithSecretKey],
+        ['secret-key query', listNotesWithSecretKey],
+        ['anonymous public read', readNewsAnonymously],
+      ] as const) {
+        const answer = await read();
+        expect({ what, status: answer.status }).toEqual({ what, status: 200 });
+      }
+    }
+  }
+
+  async function expectSessionsUnavailable(): Promise<void> {
     await expectUnavailable('sign-in', await signIn());
     await expectUnavailable('refresh', await refresh());
     await expectUnavailable('sign-up', await signUp());
@@ -91,6 +110,9 @@ describe('Redis down or hung', () => {
     session = up.body as SessionBody;
     const note = await call('POST', '/collections/notes/records', { key: p.secretKey, body: { data: { owner: session.user.id } } });
     noteId = (note.body as unknown as { record: { id: string } }).record.id;
+    const news = await call('POST', '/collections', { key: p.secretKey, body: { name: 'news', fields: { title: { type: 'text' } }, rules: { read: 'true' } } });
+    expect(news.status).toBe(201);
+    expect((await call('POST', '/collections/news/records', { key: p.secretKey, body: { data: { title: 'open' } } })).status).toBe(201);
   }, 60_000);
 
   afterAll(async () => {
@@ -99,10 +121,11 @@ describe('Redis down or hung', () => {
     await redis?.kill();
   });
 
-  it('hung (SIGSTOP): sign-in, refresh, sign-up and user-token reads answer 503 instead of hanging; /readyz says Redis', async () => {
+  it('hung (SIGSTOP): sign-in, refresh, sign-up and user-token reads answer 503 instead of hanging; /readyz says Redis; secret-key and anonymous reads answer 200', async () => {
     redis.pause();
     try {
-      await expectEverythingUnavailable();
+      await expectSessionsUnavailable();
+      await expectKeyOnlyReadsServed();
     } finally {
       redis.resume();
     }
@@ -111,9 +134,10 @@ describe('Redis down or hung', () => {
     for (const service of ['auth', 'records', 'mailer'] as const) expect((await readyz(service)).status).toBe(200);
   });
 
-  it('down (killed): the same quick 503s; after it restarts (empty) users sign in again and read', async () => {
+  it('down (killed): the same quick 503s and 200s; after it restarts (empty) users sign in again and read', async () => {
     await redis.kill();
-    await expectEverythingUnavailable();
+    await expectSessionsUnavailable();
+    await expectKeyOnlyReadsServed();
     await redis.start();
     session = await untilSignedIn();
     expect((await readNote()).status).toBe(200);

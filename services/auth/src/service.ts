@@ -8,6 +8,7 @@ import {
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
   RedisNonceStore,
+  redisBreaker,
   openSqlite,
   SqliteRateLimitStore,
   type BuiltService,
@@ -130,7 +131,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
         : // Standalone: counters in auth.db, so every worker process counts against one limit.
           (name) => new SqliteRateLimitStore(embeddedDb(), `${name}:`),
     },
-    nonceStore: redis ? new RedisNonceStore(redis, config.PLINTH_NONCE_PREFIX) : undefined,
+    nonceStore: redis ? new RedisNonceStore(redis, config.PLINTH_NONCE_PREFIX, { breaker: redisBreaker(redis) }) : undefined,
     ready: async () => {
       await users.ping();
       if (embedded.db) assertDiskSpace(config.PLINTH_DATA_DIR);

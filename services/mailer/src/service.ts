@@ -3,6 +3,7 @@ import {
   InternalClient,
   connectRedis,
   RedisNonceStore,
+  redisBreaker,
   createMailQueueFromConfig,
   createMetrics,
   mailerDatabaseFile,
@@ -95,7 +96,7 @@ export async function buildMailerService(
     mailbox,
     metrics,
     logRequests: opts.logRequests,
-    nonceStore: redis ? new RedisNonceStore(redis, config.PLINTH_NONCE_PREFIX) : undefined,
+    nonceStore: redis ? new RedisNonceStore(redis, config.PLINTH_NONCE_PREFIX, { breaker: redisBreaker(redis) }) : undefined,
     ready: async () => {
       await queue.counts();
     },

@@ -22,9 +22,16 @@ export interface RecordsConfig extends EventBusConfig, NonceConfig {
   PLINTH_MAX_RECORD_BYTES: number;
   PLINTH_MAX_PAGE_BYTES: number;
   PLINTH_QUERY_TIMEOUT_MS: number;
-  /** Requests per minute on record and collection endpoints, per project with its public key. */
+  /**
+   * Requests per minute on record and collection endpoints per project with its public key,
+   * signed-in and anonymous together: the backstop.
+   */
   PLINTH_RATE_LIMIT_PUBLIC_KEY: number;
-  /** Requests per minute per project with its secret key. */
+  /** Anonymous public-key requests per minute per project (lower than the public-key ceiling). */
+  PLINTH_RATE_LIMIT_ANONYMOUS: number;
+  /** Anonymous public-key requests per minute per client address of a project. */
+  PLINTH_RATE_LIMIT_ADDRESS: number;
+  /** Requests per minute per secret key. */
   PLINTH_RATE_LIMIT_SECRET_KEY: number;
   /** Requests per minute per signed-in user (X-Db-User-Token) of a project. */
   PLINTH_RATE_LIMIT_USER: number;
@@ -54,7 +61,14 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   PLINTH_MAX_RECORD_BYTES: positive(DEFAULT_LIMITS.maxRecordBytes),
   PLINTH_MAX_PAGE_BYTES: positive(DEFAULT_LIMITS.maxPageBytes),
   PLINTH_QUERY_TIMEOUT_MS: positive(DEFAULT_LIMITS.queryTimeoutMs),
-  PLINTH_RATE_LIMIT_PUBLIC_KEY: positive(6000),
+  PLINTH_RATE_LIMIT_PUBLIC_KEY: Joi.number().integer().min(2).default(6000),
+  // Lower than the public-key ceiling, so anonymous callers together cannot spend all of it.
+  PLINTH_RATE_LIMIT_ANONYMOUS: Joi.number()
+    .integer()
+    .min(1)
+    .less(Joi.ref('PLINTH_RATE_LIMIT_PUBLIC_KEY'))
+    .default((parent: { PLINTH_RATE_LIMIT_PUBLIC_KEY: number }) => Math.floor(parent.PLINTH_RATE_LIMIT_PUBLIC_KEY / 2)),
+  PLINTH_RATE_LIMIT_ADDRESS: positive(600),
   PLINTH_RATE_LIMIT_SECRET_KEY: positive(60_000),
   PLINTH_RATE_LIMIT_USER: positive(600),
   PLINTH_SQLITE_READERS: Joi.number().integer().min(0).max(16).default(2),

@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import {
   assertDiskSpace,
   connectRedis,
+  FailSafeStore,
   RedisNonceStore,
+  redisBreaker,
   SqliteRateLimitStore,
   createEventBusFromConfig,
   openSqlite,
@@ -63,13 +65,16 @@ export async function openRecordStore(config: RecordsConfig): Promise<RecordStor
 /** Prefix of the records service's rate-limit counters in Redis. */
 export const RECORDS_RATE_LIMIT_PREFIX = 'plinth:records:rl:';
 
-/**
- * Hits a process may count before writing them to `limits.db`: 1 % of the lowest limit the
- * limiter applies, so the processes together may let through about 1 % more per process.
- */
-function localBatch(config: RecordsConfig, limiter: string): number {
-  const limit = limiter === 'user' ? config.PLINTH_RATE_LIMIT_USER : Math.min(config.PLINTH_RATE_LIMIT_PUBLIC_KEY, config.PLINTH_RATE_LIMIT_SECRET_KEY);
-  return Math.floor(limit / 100);
+/** The limit each records counter (rate-limits.ts) is checked against. */
+function counterLimit(config: RecordsConfig, counter: string): number {
+  const limits: Record<string, number> = {
+    key: config.PLINTH_RATE_LIMIT_SECRET_KEY,
+    user: config.PLINTH_RATE_LIMIT_USER,
+    address: config.PLINTH_RATE_LIMIT_ADDRESS,
+    anonymous: config.PLINTH_RATE_LIMIT_ANONYMOUS,
+    project: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
+  };
+  return limits[counter] ?? 0;
 }
 
 /** Wires the records service's adapters from configuration. Used by main.ts and by standalone mode. */
@@ -84,6 +89,8 @@ export async function buildRecordsService(
   /** The SQLite counter stores: what they hold unwritten is written at close. */
   const limitStores: SqliteRateLimitStore[] = [];
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'records') : null;
+  /** What can do without Redis for a while (nonces, rate-limit counters) skips it after a failure. */
+  const breaker = redis ? redisBreaker(redis) : undefined;
   const sources =
     opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
   const policy =
@@ -100,7 +107,7 @@ export async function buildRecordsService(
     policy,
     authenticateUser: opts.authenticateUser ?? tokens!,
     onPurge: (project) => tokens?.forget(project),
-    nonceStore: redis ? new RedisNonceStore(redis, config.PLINTH_NONCE_PREFIX) : undefined,
+    nonceStore: redis ? new RedisNonceStore(redis, config.PLINTH_NONCE_PREFIX, { breaker }) : undefined,
     // Redis holds the sessions user tokens are checked against: without it those reads fail.
     ready: async () => {
       await store.ping();
@@ -119,20 +126,29 @@ export async function buildRecordsService(
     limits: limitsFromConfig(config),
     rateLimits: {
       perPublicKey: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
+      perAnonymous: config.PLINTH_RATE_LIMIT_ANONYMOUS,
+      perAddress: config.PLINTH_RATE_LIMIT_ADDRESS,
       perSecretKey: config.PLINTH_RATE_LIMIT_SECRET_KEY,
       perUser: config.PLINTH_RATE_LIMIT_USER,
+      // Counters fail safe: while Redis or the disk cannot count, each process counts in memory.
       makeStore: redis
         ? (name) =>
-            new RedisStore({
-              prefix: `${RECORDS_RATE_LIMIT_PREFIX}${name}:`,
-              sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
-            })
+            new FailSafeStore(
+              new RedisStore({
+                prefix: `${RECORDS_RATE_LIMIT_PREFIX}${name}:`,
+                sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+              }),
+              breaker,
+            )
         : // Without Redis: counters in one SQLite file of the data dir, shared by every worker
           // process. Each process writes its hits in batches of 1 % of the limit (or every 20 ms).
           (name) => {
-            const store = new SqliteRateLimitStore(limitsDb(), `records:${name}:`, { localBatch: localBatch(config, name) });
+            // A process may count 1 % of the limit before writing, so the processes together may
+            // let through about 1 % more per process.
+            const limit = counterLimit(config, name);
+            const store = new SqliteRateLimitStore(limitsDb(), `records:${name}:`, { localBatch: Math.floor(limit / 100), limit });
             limitStores.push(store);
-            return store;
+            return new FailSafeStore(store);
           },
     },
   });

@@ -17,6 +17,15 @@ it('MONGO_URL is optional and must be a mongodb URL', () => {
   expect(() => loadConfig(recordsConfigSchema, { PLINTH_INTERNAL_SECRET: SECRET, MONGO_URL: 'http://db' })).toThrow(/MONGO_URL/);
 });
 
+it('the anonymous rate-limit ceiling defaults to half the public-key ceiling and must be lower than it', () => {
+  const load = (env: Record<string, string>) => loadConfig(recordsConfigSchema, { PLINTH_INTERNAL_SECRET: SECRET, ...env });
+  expect(load({})).toMatchObject({ PLINTH_RATE_LIMIT_PUBLIC_KEY: 6000, PLINTH_RATE_LIMIT_ANONYMOUS: 3000, PLINTH_RATE_LIMIT_ADDRESS: 600 });
+  expect(load({ PLINTH_RATE_LIMIT_PUBLIC_KEY: '100' }).PLINTH_RATE_LIMIT_ANONYMOUS).toBe(50);
+  expect(load({ PLINTH_RATE_LIMIT_PUBLIC_KEY: '100', PLINTH_RATE_LIMIT_ANONYMOUS: '99' }).PLINTH_RATE_LIMIT_ANONYMOUS).toBe(99);
+  expect(() => load({ PLINTH_RATE_LIMIT_PUBLIC_KEY: '100', PLINTH_RATE_LIMIT_ANONYMOUS: '100' })).toThrow(/PLINTH_RATE_LIMIT_ANONYMOUS/);
+  expect(() => load({ PLINTH_RATE_LIMIT_ADDRESS: '0' })).toThrow(/PLINTH_RATE_LIMIT_ADDRESS/);
+});
+
 it('without MONGO_URL the records live in ${PLINTH_DATA_DIR}/records.db and /readyz answers', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-records-'));
   try {

@@ -1,1 +1,2 @@
 export * from './sqlite-rate-limit-store';
+export * from './fail-safe-store';

@@ -37,21 +37,31 @@ function param(req: Request, name: string): string {
 export function recordsRoutes(deps: RecordsRoutesDeps): Router {
   const { collections, records, importer, simulation, authenticateUser, rateLimits } = deps;
   const router = Router();
-  if (rateLimits) router.use(COLLECTIONS, rateLimits.perKey);
+  if (rateLimits) router.use(COLLECTIONS, rateLimits.admit);
 
   /**
-   * Record operations resolve the user token (X-Db-User-Token) unless the secret key is used;
-   * a signed-in user's request counts against their own rate limit too.
+   * Record operations resolve the user token (X-Db-User-Token) unless the secret key is used. A
+   * public-key request with a token counts against its user's rate limit once the token is good,
+   * and as anonymous when it is not (rate-limits.ts).
    */
   async function caller(req: Request, res: Response): Promise<Caller> {
     const ctx = requestContext(res);
-    if (ctx.keyKind !== 'secret') assertUserTokenHeader(req.headers);
-    const auth = ctx.keyKind === 'secret' ? null : await authenticateUser(req);
-    if (auth && rateLimits) await rateLimits.perUser(req, res, auth.uid);
+    if (ctx.keyKind === 'secret') return { project: ctx.project, keyKind: ctx.keyKind, auth: null };
+    assertUserTokenHeader(req.headers);
+    let auth: AuthInfo | null;
+    try {
+      auth = await authenticateUser(req);
+    } catch (err) {
+      await rateLimits?.anonymous(res);
+      throw err;
+    }
+    if (rateLimits) await (auth ? rateLimits.user(res, auth.uid) : rateLimits.anonymous(res));
     return { project: ctx.project, keyKind: ctx.keyKind, auth };
   }
-  const keyOnly = (res: Response): Caller => {
+  /** Collection operations read no user token: the request counts as anonymous if it had one. */
+  const keyOnly = async (res: Response): Promise<Caller> => {
     const ctx = requestContext(res);
+    await rateLimits?.anonymous(res);
     return { project: ctx.project, keyKind: ctx.keyKind, auth: null };
   };
 
@@ -78,32 +88,32 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
   });
   // Custom method (`records:import`): the colon is escaped so it is not read as a parameter.
   router.post(`${RECORDS}\\:import`, async (req, res) => {
-    sendJson(req, res, 200, await importer.import(keyOnly(res), param(req, 'collection'), req.body));
+    sendJson(req, res, 200, await importer.import(await keyOnly(res), param(req, 'collection'), req.body));
   });
   router.get(COLLECTIONS, async (req, res) => {
-    sendJson(req, res, 200, { collections: await collections.list(keyOnly(res)) });
+    sendJson(req, res, 200, { collections: await collections.list(await keyOnly(res)) });
   });
   router.post(COLLECTIONS, async (req, res) => {
-    sendJson(req, res, 201, { collection: await collections.create(keyOnly(res), req.body) });
+    sendJson(req, res, 201, { collection: await collections.create(await keyOnly(res), req.body) });
   });
   router.get(COLLECTION, async (req, res) => {
-    sendJson(req, res, 200, { collection: await collections.load(keyOnly(res).project, param(req, 'collection')) });
+    sendJson(req, res, 200, { collection: await collections.load((await keyOnly(res)).project, param(req, 'collection')) });
   });
   router.patch(COLLECTION, async (req, res) => {
-    sendJson(req, res, 200, { collection: await collections.update(keyOnly(res), param(req, 'collection'), req.body) });
+    sendJson(req, res, 200, { collection: await collections.update(await keyOnly(res), param(req, 'collection'), req.body) });
   });
   router.delete(COLLECTION, async (req, res) => {
     const name = param(req, 'collection');
-    await collections.delete(keyOnly(res), name);
+    await collections.delete(await keyOnly(res), name);
     sendJson(req, res, 200, { deleted: true, name });
   });
 
   router.post(`${COLLECTION}/rules/simulate`, async (req, res) => {
-    sendJson(req, res, 200, await simulation.simulate(keyOnly(res), param(req, 'collection'), req.body));
+    sendJson(req, res, 200, await simulation.simulate(await keyOnly(res), param(req, 'collection'), req.body));
   });
 
   router.post(`${COLLECTION}/rules/validate`, async (req, res) => {
-    sendJson(req, res, 200, await simulation.validate(keyOnly(res), param(req, 'collection'), req.body));
+    sendJson(req, res, 200, await simulation.validate(await keyOnly(res), param(req, 'collection'), req.body));
   });
 
   router.post(`${COLLECTION}/subscribe`, async (req, res) => {
