@@ -82,6 +82,8 @@ export function internalBodyParser(parse: RequestHandler): RequestHandler {
           headers: req.headers,
           method: req.method,
           url: req.url,
+          // What the parsers may decide on (a form body is accepted on some paths only).
+          path: req.path,
           socket: req.socket,
         });
         Object.defineProperty(replay, 'complete', { get: () => replay.readableEnded });
