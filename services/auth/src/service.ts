@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import {
-  acquireMongoClient,
+  openOnMongo,
   assertDiskSpace,
   connectRedis,
   createMailQueueFromConfig,
@@ -78,8 +78,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
 
   let users: UserStore;
   if (config.MONGO_URL) {
-    const { client, release } = await acquireMongoClient(config.MONGO_URL);
-    users = await MongoUserStore.open(client.db(), release);
+    users = await openOnMongo(config.MONGO_URL, (client, release) => MongoUserStore.open(client.db(), release));
   } else {
     users = new SqliteUserStore(embeddedDb());
   }
