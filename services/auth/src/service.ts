@@ -78,7 +78,8 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
 
   let users: UserStore;
   if (config.MONGO_URL) {
-    users = await openOnMongo(config.MONGO_URL, (client, release) => MongoUserStore.open(client.db(), release));
+    const commitTimeoutMs = config.PLINTH_MONGO_COMMIT_TIMEOUT_MS;
+    users = await openOnMongo(config.MONGO_URL, (client, release) => MongoUserStore.open(client.db(), release, { commitTimeoutMs }));
   } else {
     users = new SqliteUserStore(embeddedDb());
   }
