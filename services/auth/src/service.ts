@@ -2,13 +2,13 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import {
-  openOnMongo,
   assertDiskSpace,
   connectRedis,
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
   RedisNonceStore,
   redisBreaker,
+  openOnMongo,
   openSqlite,
   SqliteRateLimitStore,
   type BuiltService,
