@@ -7,6 +7,7 @@ const urlList = commonConfig.urlList;
 const shared = {
   PLINTH_DATA_DIR: commonConfig.dataDir,
   MONGO_URL: commonConfig.mongoUrl,
+  PLINTH_MONGO_COMMIT_TIMEOUT_MS: commonConfig.mongoCommitTimeoutMs,
   PLINTH_CORS_ORIGINS: Joi.string().default('*'),
   PLINTH_KEY_CACHE_TTL_MS: Joi.number().integer().min(0).max(600_000).default(5000),
   PLINTH_TRUST_PROXY: Joi.number().integer().min(0).max(10).default(0),
@@ -20,6 +21,8 @@ const shared = {
 export interface GatewaySharedConfig {
   PLINTH_DATA_DIR: string;
   MONGO_URL?: string;
+  /** maxCommitTimeMS of every MongoDB transaction: a commit not acknowledged in time answers 503. */
+  PLINTH_MONGO_COMMIT_TIMEOUT_MS: number;
   PLINTH_CORS_ORIGINS: string;
   PLINTH_KEY_CACHE_TTL_MS: number;
   PLINTH_TRUST_PROXY: number;

@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   refusePlaceholders();
   requireClusterStorage('gateway');
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR });
+  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR, commitTimeoutMs: config.PLINTH_MONGO_COMMIT_TIMEOUT_MS });
   const upstreams = {
     records: proxyUpstream('records', parseUrlList(config.RECORDS_URL), logger, config.PLINTH_INTERNAL_SECRET),
     auth: proxyUpstream('auth', parseUrlList(config.AUTH_URL), logger, config.PLINTH_INTERNAL_SECRET),

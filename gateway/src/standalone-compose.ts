@@ -41,7 +41,7 @@ export async function composeStandalone(
     PLINTH_DATA_DIR: config.PLINTH_DATA_DIR,
     PLINTH_PUBLIC_URL: standalonePublicUrl(config, env),
   };
-  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR });
+  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR, commitTimeoutMs: config.PLINTH_MONGO_COMMIT_TIMEOUT_MS });
   const logRequests = false;
   const mailerConfig = loadConfig(mailerConfigSchema, serviceEnv);
   // One queue: auth enqueues to it and the mailer consumes it (embedded outbox, or BullMQ on REDIS_URL).

@@ -54,6 +54,8 @@ export const commonConfig = {
   logLevel: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   dataDir: Joi.string().default('./data'),
   mongoUrl: Joi.string().uri({ scheme: ['mongodb', 'mongodb+srv'] }),
+  /** PLINTH_MONGO_COMMIT_TIMEOUT_MS: maxCommitTimeMS of every MongoDB transaction commit. */
+  mongoCommitTimeoutMs: Joi.number().integer().min(100).max(120_000).default(5000),
   redisUrl: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
   /** One or more comma-separated http(s) URLs: the replicas of another service. */
   urlList: Joi.string()

@@ -18,13 +18,31 @@ export function isDiskFull(err: unknown): boolean {
   return code !== null && DISK_FULL_CODES.has(code);
 }
 
+/** Driver errors that mean MongoDB cannot serve right now (no server to select, a lost connection). */
+const MONGO_UNREACHABLE = new Set(['MongoServerSelectionError', 'MongoNetworkError', 'MongoNetworkTimeoutError']);
+/** MaxTimeMSExpired (a commit past maxCommitTimeMS, an operation past maxTimeMS) and WriteConcernFailed (wtimeout). */
+const MONGO_TIME_LIMIT_CODES = new Set([50, 64]);
+
 /**
- * Errors of a dependency (Redis, the disk) turned into what the client should see: a full disk
- * is 507 `insufficient_storage`, Redis or storage that cannot serve right now is 503
- * `unavailable`. Null for anything else.
+ * MongoDB unreachable, or a write it did not confirm in time. Read by name and code, so a
+ * process without MongoDB never loads the driver to ask.
+ */
+function isMongoUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (MONGO_UNREACHABLE.has(err.name)) return true;
+  if (err.name !== 'MongoServerError' && err.name !== 'MongoWriteConcernError') return false;
+  const e = err as { code?: unknown; writeConcernError?: { code?: unknown } };
+  return MONGO_TIME_LIMIT_CODES.has(e.code as number) || MONGO_TIME_LIMIT_CODES.has(e.writeConcernError?.code as number);
+}
+
+/**
+ * Errors of a dependency (Redis, MongoDB, the disk) turned into what the client should see: a
+ * full disk is 507 `insufficient_storage`, Redis, MongoDB or storage that cannot serve right now
+ * (or did not confirm a write in time) is 503 `unavailable`. Null for anything else.
  */
 export function fromDependencyError(err: unknown): PlinthError | null {
   if (isRedisUnavailable(err)) return new UnavailableError('A data store (Redis) is unavailable; try again shortly.');
+  if (isMongoUnavailable(err)) return new UnavailableError('The database (MongoDB) did not answer or confirm the write in time; try again shortly.');
   if (isDiskFull(err)) return new InsufficientStorageError();
   const code = sqliteCode(err);
   if (code !== null && STORAGE_UNAVAILABLE.test(code)) return new UnavailableError('Storage is unavailable; try again shortly.');

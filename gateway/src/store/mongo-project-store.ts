@@ -1,5 +1,5 @@
-import type { ClientSession, Collection, Db, MongoServerError } from 'mongodb';
-import { ConflictError, ensureMongoIndex, loadMongodb, type ProjectId } from '@plinth/shared';
+import type { ClientSession, Collection, Db, MongoServerError, TransactionOptions } from 'mongodb';
+import { ConflictError, ensureMongoIndex, loadMongodb, transactionOptions, type ProjectId } from '@plinth/shared';
 import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
 
 interface ProjectDoc {
@@ -22,7 +22,6 @@ interface KeyDoc {
 }
 
 const WRITE = { writeConcern: { w: 'majority' as const, wtimeoutMS: 10_000 } };
-const TRANSACTION = { ...WRITE, readConcern: { level: 'snapshot' as const }, readPreference: 'primary' as const };
 
 function isDuplicateKey(err: unknown): boolean {
   return err instanceof loadMongodb().MongoServerError && err.code === 11000;
@@ -48,11 +47,15 @@ export class MongoProjectStore implements ProjectStore {
   private readonly projects: Collection<ProjectDoc>;
   private readonly keys: Collection<KeyDoc>;
   private readonly purges: Collection<PurgeDoc>;
+  private readonly transactionOptions: TransactionOptions;
 
+  /** `commitTimeoutMs`: maxCommitTimeMS of every transaction (default 5 s). */
   constructor(
     private readonly db: Db,
     private readonly onClose: () => Promise<void> = async () => {},
+    options: { commitTimeoutMs?: number } = {},
   ) {
+    this.transactionOptions = transactionOptions(options.commitTimeoutMs, WRITE.writeConcern);
     this.projects = db.collection<ProjectDoc>('gateway_projects');
     this.keys = db.collection<KeyDoc>('gateway_api_keys');
     this.purges = db.collection<PurgeDoc>('gateway_project_purges');
@@ -133,7 +136,7 @@ export class MongoProjectStore implements ProjectStore {
   private async transaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
     const session = this.db.client.startSession();
     try {
-      return await session.withTransaction(() => fn(session), TRANSACTION);
+      return await session.withTransaction(() => fn(session), this.transactionOptions);
     } finally {
       await session.endSession();
     }

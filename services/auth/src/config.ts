@@ -11,6 +11,8 @@ export interface AuthConfig extends MailQueueConfig, NonceConfig {
   REDIS_URL?: string;
   /** MongoDB users when set; SQLite `${PLINTH_DATA_DIR}/auth.db` otherwise. */
   MONGO_URL?: string;
+  /** maxCommitTimeMS of every MongoDB transaction: a commit not acknowledged in time answers 503. */
+  PLINTH_MONGO_COMMIT_TIMEOUT_MS: number;
   /** bcrypt cost factor (default 10, minimum 4). */
   PLINTH_BCRYPT_COST: number;
   /** Requests per IP per endpoint per 5 minutes on signin, signup, otp, forgot (refresh: 5×). */
@@ -34,6 +36,7 @@ export const authConfigSchema = Joi.object<AuthConfig>({
   ...mailQueueConfigKeys,
   ...nonceConfigKeys,
   MONGO_URL: commonConfig.mongoUrl,
+  PLINTH_MONGO_COMMIT_TIMEOUT_MS: commonConfig.mongoCommitTimeoutMs,
   PLINTH_BCRYPT_COST: Joi.number().integer().min(4).max(15).default(10),
   PLINTH_RATE_LIMIT_IP: Joi.number().integer().min(1).default(30),
   PLINTH_RATE_LIMIT_EMAIL: Joi.number().integer().min(1).default(10),

@@ -2,13 +2,13 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import {
-  acquireMongoClient,
   assertDiskSpace,
   connectRedis,
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
   RedisNonceStore,
   redisBreaker,
+  openOnMongo,
   openSqlite,
   SqliteRateLimitStore,
   type BuiltService,
@@ -78,8 +78,8 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
 
   let users: UserStore;
   if (config.MONGO_URL) {
-    const { client, release } = await acquireMongoClient(config.MONGO_URL);
-    users = await MongoUserStore.open(client.db(), release);
+    const commitTimeoutMs = config.PLINTH_MONGO_COMMIT_TIMEOUT_MS;
+    users = await openOnMongo(config.MONGO_URL, (client, release) => MongoUserStore.open(client.db(), release, { commitTimeoutMs }));
   } else {
     users = new SqliteUserStore(embeddedDb());
   }

@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
-import { asProjectId, ConflictError, newId } from '@plinth/shared';
-import { createMingoDb } from '@plinth/shared/testing/mingo-db';
+import { asProjectId, ConflictError, newId, toPlinthError } from '@plinth/shared';
+import { callCount, createMingoDb, injectFault } from '@plinth/shared/testing/mingo-db';
 import { newUserRecord } from '../src/domain/new-user';
 import { MongoUserStore } from '../src/store/mongo-user-store';
 import { describeUserStoreContract } from './user-store-contract';
@@ -46,6 +46,52 @@ describe('MongoUserStore on the stand-in: what only MongoDB can get wrong', () =
     expect((await db.collection('auth_users').indexInformation()).project_created).toEqual([['project', 1], ['created_at', 1], ['id', 1]]);
     const ttl = (await db.collection('auth_otps').listIndexes().toArray()).find((i) => i.name === 'ttl');
     expect(ttl?.expireAfterSeconds).toBe(0);
+  });
+});
+
+describe('MongoUserStore on the stand-in: bounded, indexed, atomic', () => {
+  const project = asProjectId('auth-mongo');
+  const T = Date.UTC(2100, 0, 1);
+
+  it('a user search carries maxTimeMS, and one over it answers 503', async () => {
+    const db = createMingoDb();
+    const store = await MongoUserStore.open(db, undefined, { searchTimeMs: 50 });
+    await store.createUser(project, newUserRecord('a@x.io', {}, T));
+    injectFault(db, { op: 'find', collection: 'auth_users', error: 'slow' });
+    const err = await store.listUsers(project, { search: 'a', limit: 10, offset: 0 }).catch((e: unknown) => e);
+    expect(toPlinthError(err)).toMatchObject({ status: 503, code: 'unavailable' });
+  });
+
+  it('deletes a user, their tokens and their mail slots all or nothing, finding the tokens through an index', async () => {
+    const db = createMingoDb();
+    const store = await MongoUserStore.open(db);
+    const user = newUserRecord('a@x.io', {}, T);
+    await store.createUser(project, user);
+    await store.putOneTimeToken(project, { token_hash: 'th', kind: 'reset', user_id: user.id, expires_at: T });
+    expect(await db.collection('auth_one_time_tokens').indexInformation()).toMatchObject({ project_user: [['project', 1], ['user_id', 1]] });
+    injectFault(db, { op: 'deleteMany', collection: 'auth_one_time_tokens', error: new Error('connection reset') });
+    await expect(store.deleteUser(project, user.id)).rejects.toThrow('connection reset');
+    expect(await store.getUser(project, user.id)).toEqual(user);
+    expect(await store.deleteUser(project, user.id)).toBe(true);
+    expect(await store.consumeOneTimeToken(project, 'reset', 'th', T - 1)).toBeNull();
+  });
+
+  it('using a token deletes only that token: expired ones are left to the TTL index', async () => {
+    const db = createMingoDb();
+    const store = await MongoUserStore.open(db);
+    await store.putOneTimeToken(project, { token_hash: 'old', kind: 'verify', user_id: 'usr_a', expires_at: T - 10 });
+    await store.putOneTimeToken(project, { token_hash: 'th', kind: 'verify', user_id: 'usr_a', expires_at: T });
+    expect(await store.consumeOneTimeToken(project, 'verify', 'th', T - 1)).toBe('usr_a');
+    expect(callCount(db, 'deleteMany', 'auth_one_time_tokens')).toBe(0);
+    expect(await store.consumeOneTimeToken(project, 'verify', 'old', T - 1)).toBeNull();
+  });
+
+  it('users stored before the folded name existed are found by a search after the next start', async () => {
+    const db = createMingoDb();
+    const user = newUserRecord('e@x.io', { display_name: 'Émile' }, T);
+    await db.collection('auth_users').insertOne({ ...user, _id: `${project}/${user.id}` as never, project });
+    const store = await MongoUserStore.open(db);
+    expect((await store.listUsers(project, { search: 'émile', limit: 10, offset: 0 })).users).toEqual([user]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { asProjectId, ConflictError, type ProjectId } from '@plinth/shared';
 import { DEFAULT_AUTH_SETTINGS } from '../src/domain/auth-settings';
 import { newUserRecord } from '../src/domain/new-user';
-import type { UserRecord, UserStore } from '../src/store/user-store';
+import { mailSlotKey, type UserRecord, type UserStore } from '../src/store/user-store';
 import { freshStorePerTest, type StoreFixture } from './forwarding-handle';
 
 
@@ -149,6 +149,34 @@ export function describeUserStoreContract(name: string, makeStore: () => Promise
         expect(await store.redeemOtp(project, 'ada@example.com', 'c1', T0, 5)).toBe(false);
       });
 
+      it("deleting a user frees their mail slots, and only theirs", async () => {
+        const u = user('ada@example.com');
+        await store.createUser(project, u);
+        expect(await store.claimMailSlot(project, mailSlotKey('verify', u.id), T0, MIN)).toBe(true);
+        expect(await store.claimMailSlot(project, mailSlotKey('reset', u.id), T0, MIN)).toBe(true);
+        expect(await store.claimMailSlot(project, mailSlotKey('reset', 'usr_other'), T0, MIN)).toBe(true);
+        expect(await store.deleteUser(project, u.id)).toBe(true);
+        expect(await store.claimMailSlot(project, mailSlotKey('verify', u.id), T0 + 1, MIN)).toBe(true);
+        expect(await store.claimMailSlot(project, mailSlotKey('reset', u.id), T0 + 1, MIN)).toBe(true);
+        expect(await store.claimMailSlot(project, mailSlotKey('reset', 'usr_other'), T0 + 1, MIN)).toBe(false);
+      });
+
+      it('searches with the same case folding on every store, beyond ASCII', async () => {
+        await store.createUser(project, user('emile@x.io', { display_name: 'Émile Zola' }));
+        await store.createUser(project, user('kelvin@x.io', { display_name: '\u212A2 probe' }));
+        await store.createUser(project, user('ÖRJAN@x.io'));
+        const found = async (search: string) => (await store.listUsers(project, { search, limit: 10, offset: 0 })).users.map((u) => u.email);
+        expect(await found('émile')).toEqual(['emile@x.io']);
+        expect(await found('ÉMILE')).toEqual(['emile@x.io']);
+        // KELVIN SIGN lower-cases to "k": found by "k2", as foldCase says, on both stores.
+        expect(await found('k2')).toEqual(['kelvin@x.io']);
+        expect(await found('örjan')).toEqual(['örjan@x.io']);
+        const renamed = (await store.listUsers(project, { search: 'zola', limit: 10, offset: 0 })).users[0] as UserRecord;
+        await store.updateUser(project, renamed.id, { display_name: 'ÉTIENNE' });
+        expect(await found('étienne')).toEqual(['emile@x.io']);
+        expect(await found('zola')).toEqual([]);
+      });
+
       it('claimMailSlot grants one send per key per interval, per project', async () => {
         expect(await store.claimMailSlot(project, 'verify:usr_a', T0, MIN)).toBe(true);
         expect(await store.claimMailSlot(project, 'verify:usr_a', T0 + MIN - 1, MIN)).toBe(false);
@@ -237,7 +265,7 @@ export function describeUserStoreContract(name: string, makeStore: () => Promise
         await expect(store.ping()).resolves.toBeUndefined();
       });
 
-      it('purgeProject deletes users, tokens, codes, keys and settings of the project, nothing of another', async () => {
+      it('purgeProject deletes users, tokens, codes, mail slots, keys and settings of the project, nothing of another', async () => {
         const seed = async (p: ProjectId) => {
           const u = user('ada@example.com', { password_hash: 'hash' });
           await store.createUser(p, u);
@@ -249,6 +277,7 @@ export function describeUserStoreContract(name: string, makeStore: () => Promise
         };
         const gone = await seed(project);
         const kept = await seed(other);
+        for (const p of [project, other]) expect(await store.claimMailSlot(p, mailSlotKey('verify', gone.id), T0, MIN)).toBe(true);
         await store.purgeProject(project);
         await store.purgeProject(project);
         expect(await store.getUser(project, gone.id)).toBeNull();
@@ -265,6 +294,9 @@ export function describeUserStoreContract(name: string, makeStore: () => Promise
         expect(await store.redeemOtp(other, 'ada@example.com', 'c-purge', T0 + 1, 5)).toBe(true);
         expect(await store.listSigningKeys(other)).toHaveLength(1);
         expect((await store.getSettings(other))?.enabled).toBe(true);
+        // Mail slots: the purged project's are gone, the other's kept.
+        expect(await store.claimMailSlot(project, mailSlotKey('verify', gone.id), T0 + 1, MIN)).toBe(true);
+        expect(await store.claimMailSlot(other, mailSlotKey('verify', gone.id), T0 + 1, MIN)).toBe(false);
       });
     });
   });

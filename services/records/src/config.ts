@@ -10,6 +10,8 @@ export interface RecordsConfig extends EventBusConfig, NonceConfig {
   LOG_LEVEL: string;
   /** When set, records live in MongoDB; otherwise in `${PLINTH_DATA_DIR}/records.db` (SQLite). */
   MONGO_URL?: string;
+  /** maxCommitTimeMS of every MongoDB transaction: a commit not acknowledged in time answers 503. */
+  PLINTH_MONGO_COMMIT_TIMEOUT_MS: number;
   /** Cluster: the auth service, whose JWKS verifies `X-Db-User-Token`. */
   AUTH_URL?: string;
   /** Cluster: the Redis the auth service writes session revocations to; also holds rate limits. */
@@ -49,6 +51,7 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   PLINTH_DATA_DIR: commonConfig.dataDir,
   LOG_LEVEL: commonConfig.logLevel,
   MONGO_URL: commonConfig.mongoUrl.optional(),
+  PLINTH_MONGO_COMMIT_TIMEOUT_MS: commonConfig.mongoCommitTimeoutMs,
   AUTH_URL: commonConfig.urlList,
   REDIS_URL: commonConfig.redisUrl,
   ...nonceConfigKeys,

@@ -4,10 +4,16 @@ import { asProjectId, type Collection, type RecordDoc } from '@plinth/shared';
 import { createMingoDb } from '@plinth/shared/testing/mingo-db';
 import { MongoRecordStore } from '../src/store/mongo/mongo-record-store';
 import type { RecordQuery } from '../src/store/record-store';
+import { describeFieldRemovalContract } from './field-removal.contract';
 import { describeRecordStoreContract } from './record-store.contract';
 
 // Always: the query translation evaluated by mingo over the same documents (DESIGN.md §3).
 describeRecordStoreContract('mongo adapter on mingo', async () => {
+  const store = new MongoRecordStore(createMingoDb());
+  await store.init();
+  return store;
+});
+describeFieldRemovalContract('mongo adapter on mingo', async () => {
   const store = new MongoRecordStore(createMingoDb());
   await store.init();
   return store;
@@ -33,6 +39,7 @@ if (!MONGO_URL) {
   process.stdout.write('mongo-record-store: MONGO_URL is not set, so the real-server contract and explain tests are not registered (docs/testing.md)\n');
 } else {
   describeRecordStoreContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
+  describeFieldRemovalContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
 
   describe('query plans on real MongoDB (MONGO_URL)', () => {
     const P = asProjectId('explain');

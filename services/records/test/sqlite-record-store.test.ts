@@ -3,9 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { asProjectId, type Collection } from '@plinth/shared';
 import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
+import { describeFieldRemovalContract } from './field-removal.contract';
 import { describeRecordStoreContract } from './record-store.contract';
 
 describeRecordStoreContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
+describeFieldRemovalContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -16,23 +16,27 @@
  *
  * - strings compare in UTF-8 byte order (code point order) in filters and sorts, as on the
  *   server, not in JavaScript's UTF-16 code unit order (they differ for U+E000–U+FFFF against
- *   characters above U+FFFF).
- *
- * Not modelled: read isolation between concurrent operations outside transactions.
+ *   characters above U+FFFF);
+ * - filters are evaluated as the server evaluates what the driver sends (mingo-filter.ts):
+ *   BSON-encoded, regular expressions over code points, `$elemMatch` on scalars comparing
+ *   elements whole;
+ * - reads outside a transaction see none of its writes until it commits, and writes outside it
+ *   to a collection it has written wait until it ends.
  *
  * Test-only. It implements the subset of the driver our adapters use; calling anything else
  * throws, so an adapter that starts using a new driver method fails loudly here.
  */
 import { MongoInvalidArgumentError, MongoServerError, type Db, type Document } from 'mongodb';
 import { clone, getPath, sameBytes, toStored, utf8Ordered, withId } from './mingo-bson';
+import { FakeCursor, type Sort } from './mingo-cursor';
+import { SERVER_QUERY_OPTIONS, serverFilter } from './mingo-filter';
 import { Query, find as mingoFind, update as mingoUpdate } from 'mingo';
 import { FakeSession, MingoControl, registerControl, type FaultOp } from './mingo-faults';
 
-export { callCount, holdNext, injectFault, transientError, type FaultOp, type FaultSpec } from './mingo-faults';
+export { callCount, holdNext, injectFault, stallCommits, transientError, type FaultOp, type FaultSpec } from './mingo-faults';
 
 type Doc = Document & { _id?: unknown };
 type Filter = Document;
-type Sort = { [field: string]: 1 | -1 };
 
 interface IndexSpec {
   name: string;
@@ -50,55 +54,6 @@ interface IndexOptions {
 
 function sessionOf(opts: { session?: unknown } | undefined): FakeSession | undefined {
   return opts?.session instanceof FakeSession ? opts.session : undefined;
-}
-
-class FakeCursor {
-  private sortSpec: Sort | undefined;
-  private limitN = 0;
-  private skipN = 0;
-  private proj: Document | undefined;
-  constructor(
-    private readonly docs: () => Promise<Doc[]>,
-    private readonly filter: Filter,
-  ) {}
-  sort(spec: Sort): this {
-    this.sortSpec = spec;
-    return this;
-  }
-  limit(n: number): this {
-    this.limitN = n;
-    return this;
-  }
-  skip(n: number): this {
-    this.skipN = n;
-    return this;
-  }
-  project(p: Document): this {
-    this.proj = p;
-    return this;
-  }
-  /** Accepted and ignored: the stand-in has no time budget. */
-  maxTimeMS(_ms: number): this {
-    return this;
-  }
-  async toArray(): Promise<Doc[]> {
-    // Filter and sort over copies whose strings compare like UTF-8 bytes, as on the server.
-    const originals = new Map<Doc, Doc>();
-    const viewed = (await this.docs()).map((d) => {
-      const v = utf8Ordered(d) as Doc;
-      originals.set(v, d);
-      return v;
-    });
-    let c = mingoFind(viewed, utf8Ordered(this.filter) as Filter);
-    if (this.sortSpec) c = c.sort(this.sortSpec);
-    if (this.skipN) c = c.skip(this.skipN);
-    if (this.limitN) c = c.limit(this.limitN);
-    const found = (c.all() as Doc[]).map((v) => originals.get(v) as Doc);
-    return (this.proj ? (mingoFind(found, {}, this.proj).all() as Doc[]) : found).map(clone);
-  }
-  async *[Symbol.asyncIterator](): AsyncGenerator<Doc> {
-    for (const d of await this.toArray()) yield d;
-  }
 }
 
 interface FindOptions {
@@ -135,15 +90,44 @@ export class FakeCollection {
   ) {}
 
   /** Entry of every operation: counts it, throws an injected fault, waits on a hold. */
-  private async enter(op: FaultOp, opts?: { session?: unknown }): Promise<FakeSession | undefined> {
-    this.control.beforeOp(op, this.collectionName, opts?.session);
+  private async enter(op: FaultOp, opts?: { session?: unknown; maxTimeMS?: number }): Promise<FakeSession | undefined> {
+    this.control.beforeOp(op, this.collectionName, opts?.session, opts?.maxTimeMS);
     await this.control.maybeHold(op, this.collectionName);
-    return sessionOf(opts);
+    const session = sessionOf(opts);
+    if (op !== 'find') await this.waitForOtherTransaction(session);
+    return session;
+  }
+
+  /**
+   * A transaction's writes, until it commits: the documents as they were before its first
+   * write here, which every read outside it sees (the server's reads never see uncommitted
+   * writes: https://www.mongodb.com/docs/manual/core/transactions/#transactions-and-atomicity).
+   */
+  private uncommitted: { session: FakeSession; before: Doc[]; ended: Promise<void> } | null = null;
+
+  /** What a read with this session sees: a transaction's own writes only inside it. */
+  private visible(session: FakeSession | undefined): Doc[] {
+    return this.uncommitted && this.uncommitted.session !== session ? this.uncommitted.before : this.docs;
+  }
+
+  /**
+   * A write outside a transaction that has written here waits until it ends, as the server
+   * makes a write to a document a transaction holds wait
+   * (https://www.mongodb.com/docs/manual/core/transactions-production-consideration/#in-progress-transactions-and-write-conflicts);
+   * the stand-in waits for the whole collection, not per document.
+   */
+  private async waitForOtherTransaction(session: FakeSession | undefined): Promise<void> {
+    while (this.uncommitted && this.uncommitted.session !== session) await this.uncommitted.ended;
   }
 
   /** Records how to undo a write when it is made inside a transaction. */
   private journal(session: FakeSession | undefined): void {
     if (!session?.undo) return;
+    if (!this.uncommitted) {
+      const ended = session.attemptEnded();
+      this.uncommitted = { session, before: this.docs.slice(), ended };
+      void ended.then(() => (this.uncommitted = null));
+    }
     const docs = this.docs.slice();
     const indexes = this.indexes.slice();
     session.undo.push(() => {
@@ -152,9 +136,9 @@ export class FakeCollection {
     });
   }
 
-  private matching(filter: Filter): Doc[] {
-    const q = new Query(utf8Ordered(filter) as Filter);
-    return this.docs.filter((d) => q.test(utf8Ordered(d) as Doc));
+  private matching(filter: Filter, docs: Doc[] = this.docs): Doc[] {
+    const q = new Query(serverFilter(filter), SERVER_QUERY_OPTIONS);
+    return docs.filter((d) => q.test(utf8Ordered(d) as Doc));
   }
 
   private duplicateError(ix: IndexSpec, fields: string[], doc: Doc): MongoServerError {
@@ -278,9 +262,9 @@ export class FakeCollection {
     return first ?? null;
   }
   find(filter: Filter = {}, opts: FindOptions = {}): FakeCursor {
-    const c = new FakeCursor(async () => {
-      await this.enter('find', opts);
-      return this.docs;
+    const c = new FakeCursor(async (maxTimeMS) => {
+      const session = await this.enter('find', { ...opts, maxTimeMS: maxTimeMS ?? opts.maxTimeMS });
+      return this.visible(session);
     }, filter);
     if (opts.sort) c.sort(opts.sort);
     if (opts.skip) c.skip(opts.skip);
@@ -289,8 +273,8 @@ export class FakeCollection {
     return c;
   }
   async countDocuments(filter: Filter = {}, opts: FindOptions = {}): Promise<number> {
-    await this.enter('find', opts);
-    return this.matching(filter).length;
+    const session = await this.enter('find', opts);
+    return this.matching(filter, this.visible(session)).length;
   }
 
   private applyUpdate(target: Doc, update: Document): Doc {

@@ -2,7 +2,7 @@ import { NotFoundError, type ProjectId, type User } from '@plinth/shared';
 import { toPublicUser } from '../domain/public-user';
 import { invalidFields } from '../domain/validation';
 import { newLinkToken, sha256 } from '../domain/secrets';
-import type { OneTimeTokenKind, UserRecord } from '../store/user-store';
+import { mailSlotKey, type OneTimeTokenKind, type UserRecord } from '../store/user-store';
 import { sendMail, type AuthContext } from './auth-context';
 
 export const VERIFY_LINK_TTL_MS = 24 * 3600_000;
@@ -13,8 +13,8 @@ export const MAIL_INTERVAL_MS = 60_000;
 export const INVALID_LINK = 'The token is invalid, expired or already used.';
 
 /** True (and the slot taken) when no mail of this kind went to this user in the last 60 s. */
-export function mailSlot(ctx: AuthContext, project: ProjectId, kind: string, userId: string, now: number): Promise<boolean> {
-  return ctx.users.claimMailSlot(project, `${kind}:${userId}`, now, MAIL_INTERVAL_MS);
+export function mailSlot(ctx: AuthContext, project: ProjectId, kind: OneTimeTokenKind, userId: string, now: number): Promise<boolean> {
+  return ctx.users.claimMailSlot(project, mailSlotKey(kind, userId), now, MAIL_INTERVAL_MS);
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { Collection, Db, MongoServerError } from 'mongodb';
-import { ensureMongoIndex, loadMongodb, type ProjectId } from '@plinth/shared';
+import type { ClientSession, Collection, Db, MongoServerError, TransactionOptions } from 'mongodb';
+import { ensureMongoIndex, loadMongodb, transactionOptions, UnavailableError, type ProjectId } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 import type {
   OneTimeToken,
@@ -11,9 +11,10 @@ import type {
   UserRecord,
   UserStore,
 } from './user-store';
-import { emailTakenError } from './user-store';
+import { emailTakenError, foldCase, mailSlotKey, ONE_TIME_TOKEN_KINDS } from './user-store';
 
-type UserDoc = UserRecord & { _id: string; project: string };
+/** `name_folded`: foldCase(display_name), what a search matches (regex case folding differs from SQLite's). */
+type UserDoc = UserRecord & { _id: string; project: string; name_folded?: string | null };
 /** Expiry is a Date, so the TTL index removes expired tokens and codes. */
 type TokenDoc = Omit<OneTimeToken, 'expires_at'> & { _id: string; project: string; expires_at: Date };
 type OtpDoc = { _id?: string; project: string; email: string; code_hash: string; expires_at: Date; sent_at: number; attempts: number };
@@ -23,6 +24,22 @@ type MailSlotDoc = { _id?: string; project: string; key: string; sent_at: number
 
 const WRITE = { writeConcern: { w: 'majority' as const, wtimeoutMS: 10_000 } };
 const EMAIL_INDEX = 'project_email';
+
+export interface MongoUserStoreOptions {
+  /** maxCommitTimeMS of the store's transactions (deleteUser). Default 5000. */
+  commitTimeoutMs?: number;
+  /** Server-side time limit (maxTimeMS) of a user search; over it the request is a 503. Default 5000. */
+  searchTimeMs?: number;
+}
+
+/** The stored form of a user: the e-mail and the searched name folded. */
+function userDoc(project: ProjectId, user: UserRecord): UserDoc {
+  return { ...user, email: foldCase(user.email), name_folded: user.display_name == null ? null : foldCase(user.display_name), _id: `${project}/${user.id}`, project };
+}
+
+function isTimeLimit(err: unknown): boolean {
+  return err instanceof loadMongodb().MongoServerError && err.code === 50;
+}
 
 function isDuplicateKey(err: unknown): err is MongoServerError {
   return err instanceof loadMongodb().MongoServerError && err.code === 11000;
@@ -41,7 +58,7 @@ function escapeRegex(s: string): string {
 }
 
 function toUser(d: UserDoc): UserRecord {
-  const { _id, project: _project, ...user } = d;
+  const { _id, project: _project, name_folded: _folded, ...user } = d;
   return { ...user, claims: user.claims ?? {} };
 }
 
@@ -53,11 +70,16 @@ export class MongoUserStore implements UserStore {
   private readonly keys: Collection<KeyDoc>;
   private readonly settings: Collection<SettingsDoc>;
   private readonly mailSlots: Collection<MailSlotDoc>;
+  private readonly transactionOptions: TransactionOptions;
+  private readonly searchTimeMs: number;
 
   private constructor(
     private readonly db: Db,
     private readonly onClose: () => Promise<void>,
+    options: MongoUserStoreOptions,
   ) {
+    this.transactionOptions = transactionOptions(options.commitTimeoutMs, WRITE.writeConcern);
+    this.searchTimeMs = options.searchTimeMs ?? 5_000;
     this.users = db.collection<UserDoc>('auth_users', WRITE);
     this.tokens = db.collection<TokenDoc>('auth_one_time_tokens', WRITE);
     this.otps = db.collection<OtpDoc>('auth_otps', WRITE);
@@ -67,22 +89,40 @@ export class MongoUserStore implements UserStore {
   }
 
   /** Creates the indexes the guarantees rely on (unique e-mail per project, one OTP per e-mail). */
-  static async open(db: Db, onClose: () => Promise<void> = async () => {}): Promise<MongoUserStore> {
-    const store = new MongoUserStore(db, onClose);
+  static async open(db: Db, onClose: () => Promise<void> = async () => {}, options: MongoUserStoreOptions = {}): Promise<MongoUserStore> {
+    const store = new MongoUserStore(db, onClose, options);
     await ensureMongoIndex(store.users, { project: 1, email: 1 }, { name: EMAIL_INDEX, unique: true });
     await ensureMongoIndex(store.users, { project: 1, created_at: 1, id: 1 }, { name: 'project_created' });
     await ensureMongoIndex(store.tokens, { project: 1, token_hash: 1 }, { name: 'project_token', unique: true });
     await ensureMongoIndex(store.tokens, { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
+    // deleteUser and deleteOneTimeTokens find a user's tokens through it.
+    await ensureMongoIndex(store.tokens, { project: 1, user_id: 1 }, { name: 'project_user' });
     await ensureMongoIndex(store.otps, { project: 1, email: 1 }, { name: EMAIL_INDEX, unique: true });
     await ensureMongoIndex(store.otps, { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
     await ensureMongoIndex(store.keys, { project: 1, created_at: -1 }, { name: 'project_created' });
     await ensureMongoIndex(store.mailSlots, { project: 1, key: 1 }, { name: 'project_key', unique: true });
+    await store.foldOlderNames();
     return store;
+  }
+
+  /** Users stored before `name_folded` existed get it (once; later starts find none). */
+  private async foldOlderNames(): Promise<void> {
+    const older = this.users.find({ display_name: { $type: 'string' }, name_folded: { $exists: false } }).project<{ _id: string; display_name: string }>({ display_name: 1 });
+    for await (const d of older) await this.users.updateOne({ _id: d._id }, { $set: { name_folded: foldCase(d.display_name) } });
+  }
+
+  private async transaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
+    const session = this.db.client.startSession();
+    try {
+      return await session.withTransaction(() => fn(session), this.transactionOptions);
+    } finally {
+      await session.endSession();
+    }
   }
 
   async createUser(project: ProjectId, user: UserRecord): Promise<void> {
     try {
-      await this.users.insertOne({ ...user, email: user.email.toLowerCase(), _id: `${project}/${user.id}`, project });
+      await this.users.insertOne(userDoc(project, user));
     } catch (err) {
       emailTaken(err);
     }
@@ -94,13 +134,14 @@ export class MongoUserStore implements UserStore {
   }
 
   async getUserByEmail(project: ProjectId, email: string): Promise<UserRecord | null> {
-    const d = await this.users.findOne({ project, email: email.toLowerCase() });
+    const d = await this.users.findOne({ project, email: foldCase(email) });
     return d ? toUser(d) : null;
   }
 
   async updateUser(project: ProjectId, id: string, patch: UserPatch): Promise<UserRecord | null> {
-    const set: UserPatch = { ...patch };
-    if (set.email !== undefined) set.email = set.email.toLowerCase();
+    const set: UserPatch & { name_folded?: string | null } = { ...patch };
+    if (set.email !== undefined) set.email = foldCase(set.email);
+    if (set.display_name !== undefined) set.name_folded = set.display_name === null ? null : foldCase(set.display_name);
     try {
       const d = await this.users.findOneAndUpdate({ _id: `${project}/${id}` }, { $set: set }, { returnDocument: 'after' });
       return d ? toUser(d) : null;
@@ -110,26 +151,28 @@ export class MongoUserStore implements UserStore {
   }
 
   async deleteUser(project: ProjectId, id: string): Promise<boolean> {
-    const r = await this.users.deleteOne({ _id: `${project}/${id}` });
-    await this.tokens.deleteMany({ project, user_id: id });
-    return r.deletedCount > 0;
+    const slots = ONE_TIME_TOKEN_KINDS.map((kind) => mailSlotKey(kind, id));
+    return this.transaction(async (session) => {
+      const r = await this.users.deleteOne({ _id: `${project}/${id}` }, { session });
+      await this.tokens.deleteMany({ project, user_id: id }, { session });
+      await this.mailSlots.deleteMany({ project, key: { $in: slots } }, { session });
+      return r.deletedCount > 0;
+    });
   }
 
   async listUsers(project: ProjectId, query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {
-    const filter = query.search
-      ? {
-          project,
-          $or: [
-            { email: { $regex: escapeRegex(query.search), $options: 'i' } },
-            { display_name: { $regex: escapeRegex(query.search), $options: 'i' } },
-          ],
-        }
-      : { project };
-    const [docs, total] = await Promise.all([
-      this.users.find(filter).sort({ created_at: 1, id: 1 }).skip(query.offset).limit(query.limit).toArray(),
-      this.users.countDocuments(filter),
-    ]);
-    return { users: docs.map(toUser), total };
+    const folded = query.search ? escapeRegex(foldCase(query.search)) : null;
+    const filter = folded ? { project, $or: [{ email: { $regex: folded } }, { name_folded: { $regex: folded } }] } : { project };
+    try {
+      const [docs, total] = await Promise.all([
+        this.users.find(filter).sort({ created_at: 1, id: 1 }).skip(query.offset).limit(query.limit).maxTimeMS(this.searchTimeMs).toArray(),
+        this.users.countDocuments(filter, { maxTimeMS: this.searchTimeMs }),
+      ]);
+      return { users: docs.map(toUser), total };
+    } catch (err) {
+      if (isTimeLimit(err)) throw new UnavailableError(`The user search ran longer than ${this.searchTimeMs} ms and was stopped; search for a longer part of the e-mail or name.`);
+      throw err;
+    }
   }
 
   async putOneTimeToken(project: ProjectId, token: OneTimeToken): Promise<void> {
@@ -141,7 +184,7 @@ export class MongoUserStore implements UserStore {
   }
 
   async takeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<OneTimeToken | null> {
-    await this.tokens.deleteMany({ project, expires_at: { $lte: new Date(now) } });
+    // Expired tokens are left to the TTL index; the filter ignores them until it runs.
     const d = await this.tokens.findOneAndDelete({ _id: `${project}/${tokenHash}`, kind, expires_at: { $gt: new Date(now) } });
     if (!d) return null;
     const { _id, project: _p, expires_at, ...token } = d;
@@ -228,6 +271,7 @@ export class MongoUserStore implements UserStore {
     await this.tokens.deleteMany({ project });
     await this.otps.deleteMany({ project });
     await this.keys.deleteMany({ project });
+    await this.mailSlots.deleteMany({ project });
     await this.settings.deleteOne({ _id: project });
   }
 

@@ -10,7 +10,7 @@ import type {
   UserRecord,
   UserStore,
 } from './user-store';
-import { emailTakenError } from './user-store';
+import { emailTakenError, foldCase, mailSlotKey, ONE_TIME_TOKEN_KINDS } from './user-store';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS auth_users (
@@ -84,7 +84,7 @@ function fromRow(r: UserRow): UserRecord {
 function toRow(u: UserRecord): UserRow {
   return {
     ...u,
-    email: u.email.toLowerCase(),
+    email: foldCase(u.email),
     email_verified: u.email_verified ? 1 : 0,
     metadata: JSON.stringify(u.metadata),
     claims: JSON.stringify(u.claims ?? {}),
@@ -104,6 +104,8 @@ export class SqliteUserStore implements UserStore {
       const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
       if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
     }
+    // A search folds case as the MongoDB store does (foldCase); SQLite's lower() is ASCII-only.
+    db.function('plinth_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? foldCase(s) : s));
   }
 
   async createUser(project: ProjectId, user: UserRecord): Promise<void> {
@@ -160,15 +162,18 @@ export class SqliteUserStore implements UserStore {
   async deleteUser(project: ProjectId, id: string): Promise<boolean> {
     const del = this.db.transaction(() => {
       this.db.prepare('DELETE FROM auth_one_time_tokens WHERE project = ? AND user_id = ?').run(project, id);
+      const slot = this.db.prepare('DELETE FROM auth_mail_slots WHERE project = ? AND key = ?');
+      for (const kind of ONE_TIME_TOKEN_KINDS) slot.run(project, mailSlotKey(kind, id));
       return this.db.prepare('DELETE FROM auth_users WHERE project = ? AND id = ?').run(project, id).changes > 0;
     });
     return del.immediate();
   }
 
   async listUsers(project: ProjectId, query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {
-    const search = query.search?.toLowerCase() ?? '';
-    const where = `project = @project AND (@search = '' OR instr(lower(email), @search) > 0
-      OR instr(lower(coalesce(display_name, '')), @search) > 0)`;
+    const search = query.search ? foldCase(query.search) : '';
+    // E-mails are stored folded; names are folded here, in JavaScript, as on MongoDB.
+    const where = `project = @project AND (@search = '' OR instr(email, @search) > 0
+      OR instr(plinth_fold(coalesce(display_name, '')), @search) > 0)`;
     const { total } = this.db.prepare(`SELECT count(*) AS total FROM auth_users WHERE ${where}`).get({ project, search }) as {
       total: number;
     };
@@ -300,7 +305,7 @@ export class SqliteUserStore implements UserStore {
 
   async purgeProject(project: ProjectId): Promise<void> {
     this.db.transaction(() => {
-      for (const table of ['auth_users', 'auth_one_time_tokens', 'auth_otps', 'auth_signing_keys', 'auth_settings']) {
+      for (const table of ['auth_users', 'auth_one_time_tokens', 'auth_otps', 'auth_mail_slots', 'auth_signing_keys', 'auth_settings']) {
         this.db.prepare(`DELETE FROM ${table} WHERE project = ?`).run(project);
       }
     })();

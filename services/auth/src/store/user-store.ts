@@ -21,8 +21,17 @@ export function emailTakenError(): ConflictError {
 
 export type UserPatch = Partial<Omit<UserRecord, 'id' | 'created_at'>>;
 
+/**
+ * How e-mails and searched names are compared without case, on every store: JavaScript's
+ * Unicode lower-casing, done by Plinth (not SQLite's ASCII-only `lower()`, not MongoDB's regex
+ * case folding), so "émile" finds "Émile" on both stores and they agree in every corner.
+ */
+export function foldCase(s: string): string {
+  return s.toLowerCase();
+}
+
 export interface UserListQuery {
-  /** Case-insensitive substring of the e-mail or the display name. */
+  /** Case-insensitive (foldCase) substring of the e-mail or the display name. */
   search?: string;
   limit: number;
   offset: number;
@@ -30,6 +39,12 @@ export interface UserListQuery {
 
 /** Purpose of a one-time link token. */
 export type OneTimeTokenKind = 'verify' | 'reset' | 'email-change';
+export const ONE_TIME_TOKEN_KINDS: readonly OneTimeTokenKind[] = ['verify', 'reset', 'email-change'];
+
+/** The mail-throttle key of a user's mail of one kind (claimMailSlot); deleteUser deletes all of a user's. */
+export function mailSlotKey(kind: OneTimeTokenKind, userId: string): string {
+  return `${kind}:${userId}`;
+}
 
 export interface OneTimeToken {
   /** sha256 of the token sent by mail; the token itself is never stored. */
@@ -77,7 +92,10 @@ export interface UserStore {
   getUserByEmail(project: ProjectId, email: string): Promise<UserRecord | null>;
   /** Applies the patch and returns the new user; null when absent. ConflictError on a taken e-mail. */
   updateUser(project: ProjectId, id: string, patch: UserPatch): Promise<UserRecord | null>;
-  /** Deletes the user (freeing the e-mail) and their one-time tokens. False when absent. */
+  /**
+   * Deletes the user (freeing the e-mail), their one-time tokens and their mail-throttle slots
+   * (mailSlotKey), all or nothing. False when absent.
+   */
   deleteUser(project: ProjectId, id: string): Promise<boolean>;
   /** A page ordered by created_at then id, with the total number of matches. */
   listUsers(project: ProjectId, query: UserListQuery): Promise<{ users: UserRecord[]; total: number }>;
@@ -127,8 +145,8 @@ export interface UserStore {
   putSettings(project: ProjectId, settings: AuthSettings): Promise<void>;
 
   /**
-   * Deletes every user (with their password hashes), one-time token, OTP code, signing key and
-   * the settings of the project, when the project is deleted. Idempotent.
+   * Deletes every user (with their password hashes), one-time token, OTP code, mail-throttle
+   * slot, signing key and the settings of the project, when the project is deleted. Idempotent.
    */
   purgeProject(project: ProjectId): Promise<void>;
 

@@ -10,7 +10,7 @@
  *   a losing or slower request never leaves an index behind nor drops one a newer revision wants;
  * - removed fields are recorded in the stored definition (`pending_unset`) in the same write
  *   as the revision, and cleared only after their values are gone, so a crash in between is
- *   finished by the next change.
+ *   finished by the next change; a record that loses a value gets a new version.
  */
 import { ConflictError, isMongoIndexConflict, loadMongodb, type Collection, type ProjectId } from '@plinth/shared';
 import type { Db, IndexDescription, MongoServerError, WriteConcernSettings } from 'mongodb';
@@ -117,7 +117,12 @@ export class MongoCollections {
       await this.createIndexes(project, name, wanted);
       const unset = (stored.pending_unset ?? []).filter((f) => !Object.hasOwn(stored.collection.fields, f));
       if (unset.length > 0) {
-        await this.records(project, name).updateMany({}, { $unset: Object.fromEntries(unset.map((f) => [fieldPath(f), ''])) });
+        // The version moves too: a PATCH that read a record before the removal fails its
+        // compare-and-set and re-reads, instead of writing the removed value back.
+        await this.records(project, name).updateMany(
+          { $or: unset.map((f) => ({ [fieldPath(f)]: { $exists: true } })) },
+          { $unset: Object.fromEntries(unset.map((f) => [fieldPath(f), ''])), $inc: { version: 1 } },
+        );
       }
       if ((stored.pending_unset ?? []).length > 0) {
         await this.meta().updateOne({ _id: id }, { $pull: { pending_unset: { $in: stored.pending_unset ?? [] } } });

@@ -4,8 +4,8 @@
  * compare-and-set is one findOneAndUpdate with the version in the filter; an insert with an
  * idempotency key is one transaction (claim + insert), so it needs a replica set.
  */
-import { acquireMongoClient, ConflictError, ensureMongoIndex, loadMongodb, MONGO_MAJORITY, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
-import type { Db, Document, WriteConcernSettings } from 'mongodb';
+import { ConflictError, ensureMongoIndex, loadMongodb, MONGO_MAJORITY, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
+import type { Db, Document, TransactionOptions, WriteConcernSettings } from 'mongodb';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
@@ -20,6 +20,8 @@ export interface MongoRecordStoreOptions {
   queryTimeMs?: number;
   /** How long a majority write waits for replication before it fails (wtimeoutMS). Default 10000. */
   writeTimeoutMs?: number;
+  /** How long one transaction commit may take (maxCommitTimeMS); over it the request is a 503. Default 5000. */
+  commitTimeMs?: number;
 }
 
 interface IdempotencyDocument {
@@ -51,6 +53,7 @@ export class MongoRecordStore implements RecordStore {
   private readonly majority: WriteConcernSettings;
   private readonly queryTimeMs: number;
   private readonly collections: MongoCollections;
+  private readonly transactionOptions: TransactionOptions;
 
   /** `onClose` runs on close() (releases the connection when the store owns it). */
   constructor(
@@ -61,14 +64,16 @@ export class MongoRecordStore implements RecordStore {
     this.majority = { ...MONGO_MAJORITY, ...(options.writeTimeoutMs ? { wtimeoutMS: options.writeTimeoutMs } : {}) };
     this.queryTimeMs = options.queryTimeMs ?? 5_000;
     this.collections = new MongoCollections(db, this.majority);
+    this.transactionOptions = transactionOptions(options.commitTimeMs, this.majority);
   }
 
   /** Connects through the process' shared client and creates the service's own indexes. */
   static async connect(url: string, options: MongoRecordStoreOptions = {}): Promise<MongoRecordStore> {
-    const { client, release } = await acquireMongoClient(url);
-    const store = new MongoRecordStore(client.db(), release, options);
-    await store.init();
-    return store;
+    return openOnMongo(url, async (client, release) => {
+      const store = new MongoRecordStore(client.db(), release, options);
+      await store.init();
+      return store;
+    });
   }
 
   /** Creates the indexes of the service's own collections (idempotent; replaces ones whose options changed). */
@@ -143,7 +148,7 @@ export class MongoRecordStore implements RecordStore {
           await this.records(project, collection).insertOne(toDocument(record), { session });
           return { record, replayed: false };
         },
-        { writeConcern: this.majority, readConcern: { level: 'snapshot' }, readPreference: 'primary' },
+        this.transactionOptions,
       );
     } finally {
       await session.endSession();

@@ -235,8 +235,11 @@ export class SqliteRecordStore implements RecordStore {
         .prepared('UPDATE collections SET revision = ?, body = ? WHERE project = ? AND name = ? AND revision = ?')
         .run(next.revision, JSON.stringify(next), project, next.name, expectedRevision);
       if (saved.changes === 0) return false;
+      // A record that loses a value gets a new version: a PATCH that read it before the removal
+      // fails its compare-and-set and re-reads, instead of writing the removed value back.
       for (const field of removedFields) {
-        this.prepared(`UPDATE "${table}" SET data = json_remove(data, '$.${field}') WHERE json_valid(data)`).run();
+        this.prepared(`UPDATE "${table}" SET data = json_remove(data, '$.${field}'), version = version + 1
+          WHERE json_valid(data) AND json_type(data, '$.${field}') IS NOT NULL`).run();
       }
       if (removedFields.length > 0) this.removeFieldsFromUnreadableRows(table, removedFields);
       this.syncIndexes(table, next);
@@ -250,9 +253,10 @@ export class SqliteRecordStore implements RecordStore {
    */
   private removeFieldsFromUnreadableRows(table: string, fields: string[]): void {
     const rows = this.prepared(`SELECT id, data FROM "${table}" WHERE NOT json_valid(data)`).all() as Array<{ id: string; data: string }>;
-    const save = this.prepared(`UPDATE "${table}" SET data = ? WHERE id = ?`);
+    const save = this.prepared(`UPDATE "${table}" SET data = ?, version = version + 1 WHERE id = ?`);
     for (const row of rows) {
       const data = JSON.parse(row.data) as { [field: string]: unknown };
+      if (!fields.some((f) => Object.hasOwn(data, f))) continue;
       for (const field of fields) delete data[field];
       save.run(JSON.stringify(data), row.id);
     }
