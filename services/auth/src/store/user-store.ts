@@ -28,8 +28,11 @@ export interface UserListQuery {
   offset: number;
 }
 
-/** Purpose of a one-time link token. */
-export type OneTimeTokenKind = 'verify' | 'reset' | 'email-change';
+/**
+ * Purpose of a one-time link token. `email-change-cancel` is the link of the notice to the old
+ * address: it cancels the pending change.
+ */
+export type OneTimeTokenKind = 'verify' | 'reset' | 'email-change' | 'email-change-cancel';
 
 export interface OneTimeToken {
   /** sha256 of the token sent by mail; the token itself is never stored. */
