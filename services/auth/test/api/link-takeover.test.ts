@@ -111,12 +111,13 @@ describe('Auth API: verification and e-mail-change links prove ownership and end
     expect((await signIn(VICTIM, OWNER_PASSWORD)).status).toBe(200);
   });
 
-  it('the hosted page: confirming without a password hands the account over; with the right one keeps it', async () => {
+  it('the hosted page (a form-encoded POST): confirming without a password hands the account over; with the right one keeps it', async () => {
     const attacker = await t.post('/auth/signup', { email: VICTIM, password: ATTACKER_PASSWORD });
     const token = (await t.nextMail(VICTIM, 'verify')).data.token;
     const form = await t.call({ method: 'get', path: `/auth/action?type=verify&token=${token}` });
     expect(form.status).toBe(200);
-    const page = await t.call({ method: 'post', path: '/auth/action', body: { type: 'verify', token, password: '' } });
+    // Posted as the page's HTML form posts it: form-encoded.
+    const page = await t.call({ method: 'post', path: '/auth/action', form: true, body: { type: 'verify', token, password: '' } });
     expect(page.status).toBe(200);
     expect(page.text).toContain('The account is yours now');
     expect((await me(attacker.body.access_token)).status).toBe(401);
@@ -124,7 +125,7 @@ describe('Auth API: verification and e-mail-change links prove ownership and end
 
     const owner = await t.post('/auth/signup', { email: 'owner@example.com', password: OWNER_PASSWORD });
     const ownToken = (await t.nextMail('owner@example.com', 'verify')).data.token;
-    const kept = await t.call({ method: 'post', path: '/auth/action', body: { type: 'verify', token: ownToken, password: OWNER_PASSWORD } });
+    const kept = await t.call({ method: 'post', path: '/auth/action', form: true, body: { type: 'verify', token: ownToken, password: OWNER_PASSWORD } });
     expect(kept.status).toBe(200);
     expect(kept.text).toContain('You can close this page');
     expect((await me(owner.body.access_token)).body.user).toMatchObject({ email_verified: true, has_password: true });

@@ -13,6 +13,8 @@ export interface MailboxCall {
   userToken?: string;
   /** The client address, sent as X-Forwarded-For (the composition trusts one proxy hop). */
   ip?: string;
+  /** Send the body form-encoded, as an HTML form does (default JSON). */
+  form?: boolean;
 }
 
 export interface MailboxResult {
@@ -68,6 +70,7 @@ export class MailboxPlinth {
     if (c.userToken !== undefined) req = req.set('x-auth-user-token', c.userToken);
     const body = c.body as { password?: unknown; current_password?: unknown; new_password?: unknown } | undefined;
     for (const p of [body?.password, body?.current_password, body?.new_password]) if (typeof p === 'string' && p !== '') this.passwordsSent.add(p);
+    if (c.form) req = req.type('form');
     const res = c.body === undefined ? await req : await req.send(c.body);
     this.responses.push(res.body);
     return { status: res.status, body: res.body, text: res.text, headers: res.headers as { [name: string]: string } };
