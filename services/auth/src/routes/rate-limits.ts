@@ -14,7 +14,10 @@ export type LimitedEndpoint = 'signin' | 'signup' | 'otp-request' | 'otp-redeem'
 export interface RateLimitOptions {
   /** Requests per IP per endpoint per window (refresh gets 5×). */
   perIp: number;
-  /** Requests per e-mail per endpoint per window. */
+  /**
+   * Requests per e-mail (sign-up) or per (IP, e-mail) pair (code and reset requests) per endpoint
+   * per window; sign-in failures per e-mail.
+   */
   perEmail: number;
   /**
    * A fresh store for one limiter (each limiter needs its own), e.g. a rate-limit-redis store
