@@ -32,7 +32,7 @@ export async function requestEmailChange(
   const now = ctx.clock();
   if (!(await mailSlot(ctx, project, 'email-change', user.id, now))) return;
   await cancelPendingEmailChange(ctx, project, user.id);
-  await sendLink(ctx, project, user, 'email-change', VERIFY_LINK_TTL_MS, { now, to: input.new_email });
+  await sendLink(ctx, project, user, 'email-change', VERIFY_LINK_TTL_MS, { now, to: input.new_email, sid: caller.sid });
   const cancel = newLinkToken();
   await ctx.users.putOneTimeToken(project, {
     token_hash: sha256(cancel),
@@ -48,13 +48,16 @@ export async function requestEmailChange(
  * verified address; links sent to the old address stop working. The new address was proven by
  * whoever opened the link (docs/auth.md "Proving an address"): unless the confirmation also
  * proves the account (its password or a live session), the password set before is cleared and
- * every earlier session ends. Bad token → 400; the address taken meanwhile → 409; a proof that
- * fails → 403 and the link stays usable.
+ * every earlier session ends. Bad token, or the session that asked for the change has ended
+ * since → 400; the address taken meanwhile → 409; a proof that fails → 403 and the link stays usable.
  */
 export async function confirmEmailChange(ctx: AuthContext, project: ProjectId, token: string, proof: HolderProof = {}): Promise<AddressConfirmed> {
-  const taken = await ctx.users.takeOneTimeToken(project, 'email-change', sha256(token), ctx.clock());
+  const now = ctx.clock();
+  const taken = await ctx.users.takeOneTimeToken(project, 'email-change', sha256(token), now);
   const before = taken?.email ? await ctx.users.getUser(project, taken.user_id) : null;
-  if (!taken?.email || !before) throw invalidFields([{ field: 'token', message: INVALID_LINK }]);
+  // The change ends with the session that asked for it (signed out, revoked, expired).
+  const asker = taken?.sid ? await ctx.sessions.getActive(project, taken.sid, now) : null;
+  if (!taken?.email || !before || (taken.sid !== undefined && !asker)) throw invalidFields([{ field: 'token', message: INVALID_LINK }]);
   const patch = { email: taken.email, email_verified: true };
   let user: UserRecord | null;
   let tookOver = false;

@@ -20,7 +20,8 @@ export function mailSlot(ctx: AuthContext, project: ProjectId, kind: string, use
 
 /**
  * Stores a fresh one-time token of `kind` for the user and mails the link to `to` (default: the
- * user's address). `jobId` makes the mail idempotent (default: a fresh job id).
+ * user's address). `jobId` makes the mail idempotent (default: a fresh job id); `sid` binds the
+ * token to the session that asked for it.
  */
 export async function sendLink(
   ctx: AuthContext,
@@ -28,12 +29,12 @@ export async function sendLink(
   user: UserRecord,
   kind: LinkMailKind,
   ttlMs: number,
-  opts: { now?: number; to?: string; jobId?: string } = {},
+  opts: { now?: number; to?: string; jobId?: string; sid?: string } = {},
 ): Promise<void> {
   const token = newLinkToken();
   const now = opts.now ?? ctx.clock();
   const email = kind === 'email-change' ? opts.to : undefined;
-  await ctx.users.putOneTimeToken(project, { token_hash: sha256(token), kind, user_id: user.id, expires_at: now + ttlMs, email });
+  await ctx.users.putOneTimeToken(project, { token_hash: sha256(token), kind, user_id: user.id, expires_at: now + ttlMs, email, sid: opts.sid });
   await sendMail(ctx, project, kind, opts.to ?? user.email, { token }, opts.jobId);
 }
 

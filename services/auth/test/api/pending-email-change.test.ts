@@ -7,7 +7,8 @@ const NEW = 'elsewhere@example.com';
 
 /**
  * A pending e-mail change ends with what the notice tells the owner to do (issue 27): a password
- * reset, a password change, sign-out-all, or the cancel link in the notice itself. Real
+ * reset, a password change, sign-out-all, or the cancel link in the notice itself; and with the
+ * session that asked for it. Real
  * standalone composition; links and codes come from the dev mailbox.
  */
 describe('Auth API: a pending e-mail change is cancelled by reset, change, sign-out-all and the notice\'s link', () => {
@@ -62,8 +63,14 @@ describe('Auth API: a pending e-mail change is cancelled by reset, change, sign-
     expect((await t.post('/auth/email/cancel', { token: notice.data.token! })).status).toBe(400);
   });
 
-  it('a signed-out single session leaves it pending, and confirming still works (the cancel link then dies)', async () => {
+  it('signing out the session that asked ends it', async () => {
     expect((await t.post('/auth/signout', { refresh_token: session.refresh_token })).status).toBe(200);
+    await expectCancelled();
+  });
+
+  it('signing out another session leaves it pending; confirming then works and the cancel link dies', async () => {
+    const other = (await t.post('/auth/signin', { email: OLD, password: PASSWORD })).body;
+    expect((await t.post('/auth/signout', { refresh_token: other.refresh_token })).status).toBe(200);
     const notice = await t.nextMail(OLD, 'email-changed');
     const confirm = await t.post('/auth/email/confirm', { token: link, password: PASSWORD });
     expect(confirm.status).toBe(200);
