@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'invalid_request'
   | 'unauthorized'
   | 'forbidden'
+  | 'reauthentication_required'
   | 'not_found'
   | 'request_timeout'
   | 'conflict'
@@ -21,6 +22,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,
+  reauthentication_required: 403,
   not_found: 404,
   request_timeout: 408,
   conflict: 409,
@@ -76,6 +78,16 @@ export class UnauthorizedError extends PlinthError {
 export class ForbiddenError extends PlinthError {
   constructor(message = 'This credential may not perform this operation.', details?: ErrorDetails) {
     super('forbidden', message, details);
+  }
+}
+/**
+ * A sensitive change (e-mail, password, deleting the account, a new sign-in method) without a
+ * recent proof: the session's sign-in is older than the project's reauthentication window and
+ * the request carries no password or code. The client proves it again (POST /auth/reauthenticate).
+ */
+export class ReauthenticationRequiredError extends PlinthError {
+  constructor(message = 'This change needs a recent sign-in: prove it with POST /auth/reauthenticate, then try again.', details?: ErrorDetails) {
+    super('reauthentication_required', message, details);
   }
 }
 export class NotFoundError extends PlinthError {

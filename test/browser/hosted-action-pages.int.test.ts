@@ -110,9 +110,11 @@ describe('hosted action pages in headless Chromium', () => {
     await expect(page.locator('h1').textContent()).resolves.toBe('Confirm your e-mail address');
     const me = () => projectCall<{ user: UserBody }>(p, 'GET', '/auth/user', { key: p.publicKey, userToken: signup.body.access_token });
     expect((await me()).body.user.email_verified).toBe(false);
+    // Whoever created the account types its password: it keeps the password and the sessions.
+    await page.fill('#password', PASSWORD);
     await page.click('button[type=submit]');
     await expect(page.locator('h1').textContent()).resolves.toBe('E-mail address confirmed');
-    expect((await me()).body.user.email_verified).toBe(true);
+    expect((await me()).body.user).toMatchObject({ email_verified: true, has_password: true });
   });
 
   it('e-mail change: the link to the new address confirms the change', async () => {
@@ -122,9 +124,25 @@ describe('hosted action pages in headless Chromium', () => {
     });
     expect(asked.status).toBe(200);
     await page.goto(await linkFromMailbox('carl.new@example.com', 'email-change'));
+    await page.fill('#password', PASSWORD);
     await page.click('button[type=submit]');
     await expect(page.locator('h1').textContent()).resolves.toBe('E-mail address changed');
     expect((await signIn('carl.new@example.com', PASSWORD)).status).toBe(200);
+  });
+
+  it('e-mail change: the link in the notice to the old address cancels the change', async () => {
+    const signup = await projectCall<{ access_token: string }>(p, 'POST', '/auth/signup', { key: p.publicKey, body: { email: 'dora@example.com', password: PASSWORD } });
+    await projectCall(p, 'POST', '/auth/email/change', {
+      key: p.publicKey, userToken: signup.body.access_token, body: { new_email: 'dora.new@example.com', password: PASSWORD },
+    });
+    const change = await linkFromMailbox('dora.new@example.com', 'email-change');
+    await page.goto(await linkFromMailbox('dora@example.com', 'email-changed'));
+    await expect(page.locator('h1').textContent()).resolves.toBe('Cancel the change of your e-mail address');
+    await page.click('button[type=submit]');
+    await expect(page.locator('h1').textContent()).resolves.toBe('E-mail change cancelled');
+    const token = new URL(change).searchParams.get('token');
+    const confirm = await projectCall(p, 'POST', '/auth/email/confirm', { key: p.publicKey, body: { token } });
+    expect(confirm.status).toBe(400);
   });
 
   it('no inline script runs and nothing is loaded from elsewhere', async () => {

@@ -3,6 +3,7 @@ export type PlinthErrorCode =
   | 'invalid_request'
   | 'unauthorized'
   | 'forbidden'
+  | 'reauthentication_required'
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'

@@ -67,7 +67,7 @@ export function createClient(opts: ClientOptions): PlinthClient {
   };
 }
 
-export { Auth, type SignUpInput } from './auth/auth';
+export { Auth, type ConfirmOptions, type Proof, type SignUpInput } from './auth/auth';
 export type { AuthEvent, AuthListener, Session, User } from './auth/types';
 export { localStorageAdapter, memoryStorage, type SessionStorage } from './storage';
 export { Collection } from './records/collection';

@@ -10,7 +10,7 @@ export interface SdkFixture {
   sk: string;
   admin: AdminClient;
   /** Waits for the newest mail of `kind` to `to` in the dev mailbox and returns its data. */
-  mail(to: string, kind: 'verify' | 'reset' | 'otp' | 'email-change'): Promise<{ token?: string; code?: string }>;
+  mail(to: string, kind: 'verify' | 'reset' | 'otp' | 'email-change' | 'email-changed'): Promise<{ token?: string; code?: string }>;
   close(): Promise<void>;
 }
 

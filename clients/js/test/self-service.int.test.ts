@@ -67,6 +67,34 @@ describe('@plinth/client auth self-service', () => {
     await expect(c.auth.confirmEmailChange(token!)).rejects.toMatchObject({ status: 400, code: 'invalid_request' });
   });
 
+  it('confirmEmailChange from another client (not signed in as the account) hands it to the new address\'s owner; cancelEmailChange ends a pending change', async () => {
+    const c = client();
+    const before = await c.auth.signUp({ email: 'self-other@example.com', password: PASSWORD });
+    await c.auth.changeEmail('self-other-new@example.com', PASSWORD);
+    const { token } = await f.mail('self-other-new@example.com', 'email-change');
+    const user = await client().auth.confirmEmailChange(token!);
+    expect(user).toMatchObject({ email: 'self-other-new@example.com', has_password: false });
+    expect(await rawRefresh(before.refresh_token)).toBe(401);
+
+    const d = client();
+    await d.auth.signUp({ email: 'self-cancel@example.com', password: PASSWORD });
+    await d.auth.changeEmail('self-cancel-new@example.com', PASSWORD);
+    const notice = await f.mail('self-cancel@example.com', 'email-changed');
+    await client().auth.cancelEmailChange(notice.token!);
+    const link = await f.mail('self-cancel-new@example.com', 'email-change');
+    await expect(client().auth.confirmEmailChange(link.token!)).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('reauthenticate with the password stores a new session; a wrong one is 403', async () => {
+    const c = client();
+    const old = await c.auth.signUp({ email: 'self-reauth@example.com', password: PASSWORD });
+    await expect(c.auth.reauthenticate({ password: 'not it at all' })).rejects.toMatchObject({ status: 403, code: 'forbidden' });
+    const next = await c.auth.reauthenticate({ password: PASSWORD });
+    expect((await c.auth.session())?.refresh_token).toBe(next.refresh_token);
+    expect(await rawRefresh(old.refresh_token)).toBe(401);
+    expect((await c.auth.user())?.email).toBe('self-reauth@example.com');
+  });
+
   it('deleteAccount with the password (a wrong one is 403) or with a one-time code; the session is gone', async () => {
     const c = client();
     const s = await c.auth.signUp({ email: 'self-delete@example.com', password: PASSWORD });

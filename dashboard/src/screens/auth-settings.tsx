@@ -10,9 +10,10 @@ interface Settings {
   send_verification_on_signup: boolean;
   redirect_url: string | null;
   mail_from: string | null;
+  reauthentication_window: number;
 }
 const BOOLS = ['enabled', 'otp_creates_users', 'send_verification_on_signup'] as const;
-const NUMBERS = ['access_token_ttl', 'refresh_token_ttl'] as const;
+const NUMBERS = ['access_token_ttl', 'refresh_token_ttl', 'reauthentication_window'] as const;
 const STRINGS = ['redirect_url', 'mail_from'] as const;
 
 /** Every setting of `/settings/auth`. */

@@ -32,7 +32,7 @@ export function createAuthApp(deps: AuthAppDeps): Express {
   const routes = Router();
   const rateLimits = createRateLimits(deps.rateLimits);
   routes.use(projectRoutes(deps.auth));
-  routes.use(actionRoutes(deps.auth));
+  routes.use(actionRoutes(deps.auth, rateLimits));
   routes.use(
     '/v1/projects/:project/auth',
     requireProjectKey,

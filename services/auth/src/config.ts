@@ -17,7 +17,7 @@ export interface AuthConfig extends MailQueueConfig, NonceConfig {
   PLINTH_BCRYPT_COST: number;
   /** Requests per IP per endpoint per 5 minutes on signin, signup, otp, forgot (refresh: 5×). */
   PLINTH_RATE_LIMIT_IP: number;
-  /** Requests per e-mail address per endpoint per 5 minutes. */
+  /** Per 5 minutes: sign-ups per e-mail, code and reset requests per (IP, e-mail), sign-in failures per e-mail. */
   PLINTH_RATE_LIMIT_EMAIL: number;
   /** `iss` claim of access tokens. */
   PLINTH_ISSUER: string;

@@ -129,11 +129,13 @@ export function describeUserStoreContract(name: string, makeStore: () => Promise
         expect((await store.updateUser(project, u.id, { claims: { role: 'viewer' } }))?.claims).toEqual({ role: 'viewer' });
       });
 
-      it('takeOneTimeToken answers the whole token with its e-mail; deleteOneTimeTokens removes only the given kinds of that user', async () => {
-        await store.putOneTimeToken(project, { token_hash: 'e1', kind: 'email-change', user_id: 'usr_a', expires_at: T0 + MIN, email: 'new@example.com' });
+      it('takeOneTimeToken answers the whole token with its e-mail and session; deleteOneTimeTokens removes only the given kinds of that user', async () => {
+        await store.putOneTimeToken(project, { token_hash: 'e1', kind: 'email-change', user_id: 'usr_a', expires_at: T0 + MIN, email: 'new@example.com', sid: 'ses_1' });
         expect(await store.takeOneTimeToken(project, 'email-change', 'e1', T0)).toEqual({
-          token_hash: 'e1', kind: 'email-change', user_id: 'usr_a', expires_at: T0 + MIN, email: 'new@example.com',
+          token_hash: 'e1', kind: 'email-change', user_id: 'usr_a', expires_at: T0 + MIN, email: 'new@example.com', sid: 'ses_1',
         });
+        await store.putOneTimeToken(project, { token_hash: 'v0', kind: 'verify', user_id: 'usr_a', expires_at: T0 + MIN });
+        expect(await store.takeOneTimeToken(project, 'verify', 'v0', T0)).toEqual({ token_hash: 'v0', kind: 'verify', user_id: 'usr_a', expires_at: T0 + MIN });
         await store.putOneTimeToken(project, { token_hash: 'r1', kind: 'reset', user_id: 'usr_a', expires_at: T0 + MIN });
         await store.putOneTimeToken(project, { token_hash: 'r2', kind: 'reset', user_id: 'usr_b', expires_at: T0 + MIN });
         await store.putOneTimeToken(project, { token_hash: 'v1', kind: 'verify', user_id: 'usr_a', expires_at: T0 + MIN });

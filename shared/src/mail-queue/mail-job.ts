@@ -20,12 +20,17 @@ export const MAIL_KINDS: readonly MailKind[] = ['verify', 'reset', 'otp', 'email
 /** The kinds whose mail carries a link with a one-time token. */
 export type LinkMailKind = 'verify' | 'reset' | 'email-change';
 
+/** The `type` of a link in a mail: a link kind, or the cancel link of the `email-changed` notice. */
+export type LinkType = LinkMailKind | 'email-change-cancel';
+
 /**
  * One mail to send. THIS SHAPE IS A WIRE FORMAT: jobs live in Redis or the outbox between
  * producer and consumer, possibly across a deploy, so fields may only be added as optional.
  * `verify` and `reset` carry `{token}` (the one-time token the link carries as `?token=`);
  * `otp` carries `{code}` (the 6-digit code, printed in the body); `email-change` carries `{token}`;
- * `email-changed` carries `{new_email}` (the address the change goes to, printed in the body).
+ * `email-changed` carries `{new_email, token?}` (the address the change goes to, printed in the
+ * body, and the one-time token of the link that cancels the change; jobs queued before the
+ * cancel link existed have no token).
  */
 export interface MailJob {
   /** Unique per mail; the idempotency key (see MailQueue.enqueue). Matches MAIL_JOB_ID_PATTERN. */
@@ -34,7 +39,7 @@ export interface MailJob {
   kind: MailKind;
   /** Recipient e-mail address. */
   to: string;
-  data: { token: string } | { code: string } | { new_email: string };
+  data: { token: string } | { code: string } | { new_email: string; token?: string };
   /** ISO 8601, when the producer created the job; delivery latency is measured from here. */
   created_at: string;
 }
@@ -67,6 +72,7 @@ export function mailJobProblem(value: unknown): string | null {
     if (typeof data.code !== 'string' || data.code.length === 0) return '"data.code" must be a non-empty string';
   } else if (job.kind === 'email-changed') {
     if (typeof data.new_email !== 'string' || data.new_email.length === 0) return '"data.new_email" must be a non-empty string';
+    if (data.token !== undefined && (typeof data.token !== 'string' || data.token.length === 0)) return '"data.token" must be a non-empty string';
   } else if (typeof data.token !== 'string' || data.token.length === 0) {
     return '"data.token" must be a non-empty string';
   }

@@ -72,7 +72,10 @@ export function mailboxReader(p: ProjectAccess): MailReader {
   };
 }
 
-/** Sign-up → the verification mail arrives → its link token confirms the e-mail. */
+/**
+ * Sign-up → the verification mail arrives → its link token, confirmed with the account's
+ * password (the confirmer holds the account, so it keeps its password), verifies the e-mail.
+ */
 export async function signUpAndVerify(p: ProjectAccess, read: MailReader, email: string): Promise<void> {
   const signup = await projectCall<SessionBody>(p, 'POST', '/auth/signup', { key: p.publicKey, body: { email, password: PASSWORD } });
   expect(signup.status).toBe(201);
@@ -81,7 +84,7 @@ export async function signUpAndVerify(p: ProjectAccess, read: MailReader, email:
   const token = tokenFromLink(await read(email, 'verify'));
   const confirm = await projectCall<{ verified: boolean; user: UserBody }>(p, 'POST', '/auth/verify/confirm', {
     key: p.publicKey,
-    body: { token },
+    body: { token, password: PASSWORD },
   });
   expect(confirm.status).toBe(200);
   expect(confirm.body).toMatchObject({ verified: true, user: { id: signup.body.user.id, email, email_verified: true } });

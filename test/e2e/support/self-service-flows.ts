@@ -43,11 +43,13 @@ export async function selfServiceFlows(p: ProjectAccess, read: MailReader, email
   expect(notice).toContain(newEmail);
   const link = await read(newEmail, 'email-change');
   expect((await me()).body.user.email).toBe(email);
+  // Confirmed from the session that asked: the account keeps its password and sessions.
   const confirmed = await projectCall<{ changed: boolean; user: UserBody }>(p, 'POST', '/auth/email/confirm', {
-    key: p.publicKey, body: { token: tokenFromLink(link) },
+    key: p.publicKey, userToken: session.access_token, body: { token: tokenFromLink(link) },
   });
   expect(confirmed).toMatchObject({ status: 200, body: { changed: true, user: { email: newEmail, email_verified: true } } });
   expect((await signIn(newEmail, NEW_PASSWORD)).status).toBe(200);
+  expect((await me()).status).toBe(200);
 
   // Delete the account with a fresh sign-in code.
   expect((await projectCall(p, 'POST', '/auth/otp/request', { key: p.publicKey, body: { email: newEmail } })).status).toBe(200);

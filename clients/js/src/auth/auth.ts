@@ -10,6 +10,21 @@ export interface SignUpInput {
 }
 
 /**
+ * How the confirmer of a verification or e-mail-change link shows they also hold the account
+ * (docs/auth.md "Proving an address"): then it keeps its password and sessions. Without a proof
+ * the address's owner gets the account: the password set before is cleared and every session ends.
+ */
+export interface ConfirmOptions extends CallOptions {
+  /** The account's current password. */
+  password?: string;
+  /** Send this client's session as the proof (default true when signed in). */
+  asCurrentUser?: boolean;
+}
+
+/** A proof of the signed-in user: the current password, or a fresh one-time code (`requestOtp`). */
+export type Proof = { password: string } | { code: string };
+
+/**
  * Plinth Auth for one project: every call that starts a session stores it, and the client then
  * sends its access token with every call (`X-Auth-User-Token` here, `X-Db-User-Token` for
  * records), refreshing it before it expires.
@@ -109,9 +124,14 @@ export class Auth {
     await this.post('/verify/request', undefined, opts, await this.userHeaders(opts.signal));
   }
 
-  /** Confirms an e-mail with the token from the verification link. */
-  async confirmVerification(token: string, opts: CallOptions = {}): Promise<User> {
-    return (await this.post<{ verified: true; user: User }>('/verify/confirm', { token }, opts)).user;
+  /**
+   * Confirms an e-mail with the token from the verification link. Signed in as that account (or
+   * with its `password`), it keeps its password and sessions; otherwise the account goes to the
+   * address's owner. A proof that does not fit the account → 403 (the link still works).
+   */
+  async confirmVerification(token: string, opts: ConfirmOptions = {}): Promise<User> {
+    const headers = opts.asCurrentUser === false ? undefined : await this.userHeaders(opts.signal);
+    return (await this.post<{ verified: true; user: User }>('/verify/confirm', { token, password: opts.password }, opts, headers)).user;
   }
 
   /** Mails a password-reset link. Always resolves. */
@@ -134,33 +154,60 @@ export class Auth {
   }
 
   /**
-   * Changes the password. Every session of the user ends, this one too; the new session the
-   * server answers is stored (and shared with the other tabs). A wrong current password → 403.
+   * Proves the signed-in user again (password, or a fresh code from `requestOtp`): the server
+   * answers a new session signed in now, which is stored. Needed before a change that carries no
+   * password of its own once the sign-in is older than the project's `reauthentication_window`
+   * (such a change fails with code `reauthentication_required`). A wrong proof → 403.
    */
-  async changePassword(currentPassword: string, newPassword: string, opts: CallOptions = {}): Promise<Session> {
+  async reauthenticate(proof: Proof, opts: CallOptions = {}): Promise<Session> {
     const headers = await this.requireUser(opts.signal);
-    const body = { current_password: currentPassword, new_password: newPassword };
+    return this.sessions.save(await this.post<Session>('/reauthenticate', proof, opts, headers), 'signed_in');
+  }
+
+  /**
+   * Changes the password (`currentPassword` null: a password-less user sets a first one, which
+   * needs a recent sign-in, see `reauthenticate`). Every session of the user ends, this one too;
+   * the new session the server answers is stored (and shared with the other tabs). A wrong
+   * current password → 403.
+   */
+  async changePassword(currentPassword: string | null, newPassword: string, opts: CallOptions = {}): Promise<Session> {
+    const headers = await this.requireUser(opts.signal);
+    const body = { current_password: currentPassword ?? undefined, new_password: newPassword };
     return this.sessions.save(await this.post<Session>('/password/change', body, opts, headers), 'signed_in');
   }
 
-  /** Mails a confirmation link to a new address; the address changes when it is confirmed. */
+  /**
+   * Mails a confirmation link to a new address (and a notice with a cancel link to the old one);
+   * the address changes when it is confirmed. A password-less user needs a recent sign-in (see
+   * `reauthenticate`).
+   */
   async changeEmail(newEmail: string, password?: string, opts: CallOptions = {}): Promise<void> {
     const headers = await this.requireUser(opts.signal);
     await this.post('/email/change', { new_email: newEmail, password }, opts, headers);
   }
 
-  /** Confirms an e-mail change with the token from the link (no session needed). */
-  async confirmEmailChange(token: string, opts: CallOptions = {}): Promise<User> {
-    const { user } = await this.post<{ changed: true; user: User }>('/email/confirm', { token }, opts);
+  /**
+   * Confirms an e-mail change with the token from the link. No session is needed, but as with
+   * `confirmVerification`, only a confirmer who is signed in as the account (or gives its
+   * `password`) keeps its password and sessions.
+   */
+  async confirmEmailChange(token: string, opts: ConfirmOptions = {}): Promise<User> {
+    const headers = opts.asCurrentUser === false ? undefined : await this.userHeaders(opts.signal);
+    const { user } = await this.post<{ changed: true; user: User }>('/email/confirm', { token, password: opts.password }, opts, headers);
     if (this.sessions.cached?.user.id === user.id) await this.sessions.replaceUser(user);
     return user;
+  }
+
+  /** Cancels a pending e-mail change with the token of the link in the notice to the old address; every session of the user ends. */
+  async cancelEmailChange(token: string, opts: CallOptions = {}): Promise<void> {
+    await this.post('/email/cancel', { token }, opts);
   }
 
   /**
    * Deletes the signed-in user's account, proven with the password or a fresh one-time code.
    * Every session ends (in every tab). The user's records stay: they belong to the app.
    */
-  async deleteAccount(proof: { password: string } | { code: string }, opts: CallOptions = {}): Promise<void> {
+  async deleteAccount(proof: Proof, opts: CallOptions = {}): Promise<void> {
     const headers = await this.requireUser(opts.signal);
     await this.transport.request({ method: 'DELETE', path: '/auth/user', body: proof, headers, signal: opts.signal });
     await this.sessions.clear();

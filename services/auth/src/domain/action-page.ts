@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 
 /** What a hosted action page shows. */
 export type ActionView =
-  | { kind: 'verify-form'; token: string }
+  | { kind: 'verify-form'; token: string; error?: string }
   | { kind: 'reset-form'; token: string; error?: string }
-  | { kind: 'email-change-form'; token: string }
+  | { kind: 'email-change-form'; token: string; error?: string }
+  | { kind: 'email-change-cancel-form'; token: string }
   | { kind: 'done'; title: string; message: string }
   | { kind: 'failed'; title: string; message: string };
 
@@ -41,25 +42,44 @@ ${body}
 const hidden = (type: string, token: string) =>
   `<input type="hidden" name="type" value="${esc(type)}"><input type="hidden" name="token" value="${esc(token)}">`;
 
+const errorLine = (error: string | undefined) => (error ? `<p class="error" role="alert">${esc(error)}</p>\n` : '');
+
+/**
+ * The optional password of a confirmation form: typed by whoever created the account, it keeps
+ * the password and sessions; left empty, confirming gives the account to the address's owner.
+ */
+const HOLDER_FIELD = `<label for="password">Your password for this account (optional)</label>
+<input id="password" name="password" type="password" autocomplete="current-password">
+<p>Type it if you created this account: it keeps your password and signs nobody out. If you did not
+create it, leave it empty: confirming then makes the account yours, removes any password someone
+else set and signs out every session (sign in with a code, or set a password with "forgot password").</p>
+`;
+
 /** Renders a view as a whole HTML document (every value escaped; no script). */
 export function renderActionPage(project: string, view: ActionView): string {
   switch (view.kind) {
     case 'verify-form':
       return page(
         'Confirm your e-mail address',
-        `<p>Confirm the e-mail address of your ${esc(project)} account.</p>
-<form method="post">${hidden('verify', view.token)}<button type="submit">Confirm my e-mail address</button></form>`,
+        `${errorLine(view.error)}<p>Confirm the e-mail address of your ${esc(project)} account.</p>
+<form method="post">${hidden('verify', view.token)}${HOLDER_FIELD}<button type="submit">Confirm my e-mail address</button></form>`,
       );
     case 'email-change-form':
       return page(
         'Confirm your new e-mail address',
-        `<p>Make this address the e-mail of your ${esc(project)} account.</p>
-<form method="post">${hidden('email-change', view.token)}<button type="submit">Confirm my new e-mail address</button></form>`,
+        `${errorLine(view.error)}<p>Make this address the e-mail of your ${esc(project)} account.</p>
+<form method="post">${hidden('email-change', view.token)}${HOLDER_FIELD}<button type="submit">Confirm my new e-mail address</button></form>`,
+      );
+    case 'email-change-cancel-form':
+      return page(
+        'Cancel the change of your e-mail address',
+        `<p>Cancel the change of the e-mail address of your ${esc(project)} account. Every session of the account is signed out too.</p>
+<form method="post">${hidden('email-change-cancel', view.token)}<button type="submit">Cancel the change</button></form>`,
       );
     case 'reset-form':
       return page(
         'Choose a new password',
-        `${view.error ? `<p class="error" role="alert">${esc(view.error)}</p>` : ''}
+        `${errorLine(view.error)}
 <form method="post">${hidden('reset', view.token)}
 <label for="password">New password (8 to 72 bytes)</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="8">
 <label for="confirm">New password again</label><input id="confirm" name="confirm" type="password" autocomplete="new-password" required minlength="8">

@@ -14,9 +14,14 @@ export interface AuthSettings {
   redirect_url: string | null;
   /** Sender of this project's mails; null: the mailer's default. */
   mail_from: string | null;
+  /**
+   * Seconds a sign-in (password or code) counts as recent proof for a sensitive change that
+   * carries no password or code of its own (docs/auth.md "Recent proof"), 1–86400.
+   */
+  reauthentication_window: number;
 }
 
-/** A new project: Auth disabled, 15-minute access tokens, 30-day refresh tokens. */
+/** A new project: Auth disabled, 15-minute access tokens, 30-day refresh tokens, 10-minute recent proof. */
 export const DEFAULT_AUTH_SETTINGS: Readonly<AuthSettings> = Object.freeze({
   enabled: false,
   access_token_ttl: 900,
@@ -25,6 +30,7 @@ export const DEFAULT_AUTH_SETTINGS: Readonly<AuthSettings> = Object.freeze({
   send_verification_on_signup: true,
   redirect_url: null,
   mail_from: null,
+  reauthentication_window: 600,
 });
 
 /** Body of PATCH settings/auth: any subset of the fields, at least one. */
@@ -36,6 +42,7 @@ export const authSettingsPatchSchema = Joi.object<Partial<AuthSettings>>({
   send_verification_on_signup: Joi.boolean().strict(),
   redirect_url: Joi.string().uri({ scheme: ['http', 'https'] }).max(2048).allow(null),
   mail_from: Joi.string().email({ tlds: false }).max(254).allow(null),
+  reauthentication_window: Joi.number().integer().strict().min(1).max(86_400),
 })
   .min(1)
   .messages({ 'object.min': 'must set at least one setting' });

@@ -1,6 +1,7 @@
 import { NotFoundError, type JsonValue, type ProjectId, type User } from '@plinth/shared';
 import { toPublicUser } from '../domain/public-user';
 import type { UserPatch, UserRecord } from '../store/user-store';
+import { endEverySession } from './address-claims';
 import type { AuthContext } from './auth-context';
 import { newUserRecord } from '../domain/new-user';
 
@@ -55,11 +56,11 @@ export async function getUser(ctx: AuthContext, project: ProjectId, id: string):
   return toPublicUser(await existing(ctx, project, id));
 }
 
-/** Applies an admin patch. Disabling revokes every session of the user (contract §3). */
+/** Applies an admin patch. Disabling revokes every session of the user (contract §3) and its pending e-mail change. */
 export async function patchUser(ctx: AuthContext, project: ProjectId, id: string, patch: AdminUserPatch): Promise<User> {
   const updated = await ctx.users.updateUser(project, id, patch satisfies UserPatch);
   if (!updated) throw new NotFoundError('No such user.');
-  if (patch.status === 'disabled') await ctx.sessions.revokeUser(project, id, ctx.clock());
+  if (patch.status === 'disabled') await endEverySession(ctx, project, id);
   return toPublicUser(updated);
 }
 
@@ -70,8 +71,8 @@ export async function deleteUser(ctx: AuthContext, project: ProjectId, id: strin
   await ctx.users.deleteUser(project, id);
 }
 
-/** Signs the user out everywhere. Unknown user → 404. */
+/** Signs the user out everywhere (a pending e-mail change ends too). Unknown user → 404. */
 export async function revokeSessions(ctx: AuthContext, project: ProjectId, id: string): Promise<void> {
   await existing(ctx, project, id);
-  await ctx.sessions.revokeUser(project, id, ctx.clock());
+  await endEverySession(ctx, project, id);
 }

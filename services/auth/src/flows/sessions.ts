@@ -2,6 +2,7 @@ import { newId, UnauthorizedError, type ProjectId, type Session } from '@plinth/
 import type { AuthSettings } from '../domain/auth-settings';
 import { toPublicUser } from '../domain/public-user';
 import { newRefreshToken, openGrace, sealGrace, sha256 } from '../domain/secrets';
+import type { SessionInfo } from '../store/session-store';
 import type { UserRecord } from '../store/user-store';
 import type { AuthContext } from './auth-context';
 
@@ -83,17 +84,20 @@ export async function signOut(ctx: AuthContext, project: ProjectId, refreshToken
   await ctx.sessions.revokeByRefreshHash(project, sha256(refreshToken), ctx.clock());
 }
 
+/** A signed-in caller: the user and the live session of their access token. */
+export interface SignedIn {
+  user: UserRecord;
+  sid: string;
+  session: SessionInfo;
+}
+
 /** The user behind an access token whose session is live, or 401. */
-export async function userFromAccessToken(
-  ctx: AuthContext,
-  project: ProjectId,
-  token: string | undefined,
-): Promise<{ user: UserRecord; sid: string }> {
+export async function userFromAccessToken(ctx: AuthContext, project: ProjectId, token: string | undefined): Promise<SignedIn> {
   if (!token) throw new UnauthorizedError('This endpoint needs the X-Auth-User-Token header.');
   const claims = await ctx.tokens.verify(project, token);
   const sid = claims?.sid;
   const session = claims && sid ? await ctx.sessions.getActive(project, sid, ctx.clock()) : null;
   const user = session && session.user_id === claims?.sub ? await ctx.users.getUser(project, session.user_id) : null;
-  if (!user || user.status !== 'active' || !sid) throw new UnauthorizedError('The user token is invalid, expired or revoked.');
-  return { user, sid };
+  if (!user || user.status !== 'active' || !sid || !session) throw new UnauthorizedError('The user token is invalid, expired or revoked.');
+  return { user, sid, session };
 }

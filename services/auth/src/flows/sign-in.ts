@@ -1,13 +1,21 @@
 import { ConflictError, UnauthorizedError, type ProjectId, type Session } from '@plinth/shared';
 import { newOtpCode, otpHash } from '../domain/secrets';
 import { newUserRecord } from '../domain/new-user';
+import { giveToAddressOwner } from './address-claims';
 import { sendMail, type AuthContext } from './auth-context';
 import { startSession } from './sessions';
 import { sendVerification } from './verification';
 import type { UserRecord } from '../store/user-store';
 
 export const OTP_TTL_MS = 10 * 60_000;
+/**
+ * Wrong codes one client address may try for one e-mail per rate window (CodeFailures in the
+ * routes). Wrong codes do not spend the code itself: a count on the code would let anyone who
+ * knows the address kill its owner's code (docs/auth.md "Limits").
+ */
 export const OTP_MAX_ATTEMPTS = 5;
+/** What the store's per-code attempt count is given: no limit (see OTP_MAX_ATTEMPTS). */
+export const CODE_WIDE_ATTEMPTS = Number.MAX_SAFE_INTEGER;
 export const OTP_RESEND_INTERVAL_MS = 60_000;
 
 /** One message for every sign-in failure, so the answer never tells which part was wrong. */
@@ -84,25 +92,12 @@ export async function requestOtp(ctx: AuthContext, project: ProjectId, email: st
 }
 
 /**
- * The code just proved the e-mail of an account that was not verified: whoever signed up with
- * it before may not be its owner (pre-hijacking). The password set before verification is
- * cleared, every existing session ends and pending links die; the owner can set a password
- * through reset.
- */
-async function takeOverUnverified(ctx: AuthContext, project: ProjectId, user: UserRecord): Promise<UserRecord> {
-  const verified = (await ctx.users.updateUser(project, user.id, { email_verified: true, password_hash: null })) ?? user;
-  await ctx.users.deleteOneTimeTokens(project, user.id, ['reset', 'verify', 'email-change']);
-  await ctx.sessions.revokeUser(project, user.id, ctx.clock());
-  return verified;
-}
-
-/**
  * Redeems a code: marks the e-mail verified (creating a password-less user if allowed) and
  * starts a session. On an unverified account this first clears its password and sessions.
  */
 export async function redeemOtp(ctx: AuthContext, project: ProjectId, input: { email: string; code: string }): Promise<Session> {
   const now = ctx.clock();
-  if (!(await ctx.users.redeemOtp(project, input.email, otpHash(input.email, input.code), now, OTP_MAX_ATTEMPTS))) {
+  if (!(await ctx.users.redeemOtp(project, input.email, otpHash(input.email, input.code), now, CODE_WIDE_ATTEMPTS))) {
     throw new UnauthorizedError(BAD_CODE);
   }
   let user = await ctx.users.getUserByEmail(project, input.email);
@@ -112,6 +107,8 @@ export async function redeemOtp(ctx: AuthContext, project: ProjectId, input: { e
     user = created;
   }
   if (!user || user.status !== 'active') throw new UnauthorizedError(BAD_CODE);
-  if (!user.email_verified) user = await takeOverUnverified(ctx, project, user);
+  // The code proved the address of an account that was not verified: whoever signed up with it
+  // before may not be its owner (pre-hijacking), so the owner gets it (docs/auth.md "Proving an address").
+  if (!user.email_verified) user = await giveToAddressOwner(ctx, project, user);
   return startSession(ctx, project, user);
 }

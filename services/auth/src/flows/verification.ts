@@ -1,8 +1,9 @@
-import { NotFoundError, type ProjectId, type User } from '@plinth/shared';
+import { NotFoundError, type LinkMailKind, type ProjectId, type User } from '@plinth/shared';
 import { toPublicUser } from '../domain/public-user';
 import { invalidFields } from '../domain/validation';
 import { newLinkToken, sha256 } from '../domain/secrets';
 import { mailSlotKey, type OneTimeTokenKind, type UserRecord } from '../store/user-store';
+import { giveToAddressOwner, holdsAccount, PENDING_EMAIL_CHANGE, type HolderProof } from './address-claims';
 import { sendMail, type AuthContext } from './auth-context';
 
 export const VERIFY_LINK_TTL_MS = 24 * 3600_000;
@@ -19,20 +20,21 @@ export function mailSlot(ctx: AuthContext, project: ProjectId, kind: OneTimeToke
 
 /**
  * Stores a fresh one-time token of `kind` for the user and mails the link to `to` (default: the
- * user's address). `jobId` makes the mail idempotent (default: a fresh job id).
+ * user's address). `jobId` makes the mail idempotent (default: a fresh job id); `sid` binds the
+ * token to the session that asked for it.
  */
 export async function sendLink(
   ctx: AuthContext,
   project: ProjectId,
   user: UserRecord,
-  kind: OneTimeTokenKind,
+  kind: LinkMailKind,
   ttlMs: number,
-  opts: { now?: number; to?: string; jobId?: string } = {},
+  opts: { now?: number; to?: string; jobId?: string; sid?: string } = {},
 ): Promise<void> {
   const token = newLinkToken();
   const now = opts.now ?? ctx.clock();
   const email = kind === 'email-change' ? opts.to : undefined;
-  await ctx.users.putOneTimeToken(project, { token_hash: sha256(token), kind, user_id: user.id, expires_at: now + ttlMs, email });
+  await ctx.users.putOneTimeToken(project, { token_hash: sha256(token), kind, user_id: user.id, expires_at: now + ttlMs, email, sid: opts.sid });
   await sendMail(ctx, project, kind, opts.to ?? user.email, { token }, opts.jobId);
 }
 
@@ -55,12 +57,32 @@ export async function sendVerification(
   await sendLink(ctx, project, user, 'verify', VERIFY_LINK_TTL_MS, { now, jobId });
 }
 
-/** Marks the e-mail of the token's user verified. Invalid, expired or used token → 400. */
-export async function confirmVerification(ctx: AuthContext, project: ProjectId, token: string): Promise<User> {
-  const userId = await ctx.users.consumeOneTimeToken(project, 'verify', sha256(token), ctx.clock());
-  const user = userId ? await ctx.users.updateUser(project, userId, { email_verified: true }) : null;
-  if (!user) throw invalidFields([{ field: 'token', message: INVALID_LINK }]);
-  return toPublicUser(user);
+/** What confirming a link did: the user after it, and whether the account went to the address's owner. */
+export interface AddressConfirmed {
+  user: User;
+  /** True when the password set before was cleared and every earlier session ended. */
+  took_over: boolean;
+}
+
+/**
+ * Confirms the address of the token's user (docs/auth.md "Proving an address"). With a proof
+ * that the confirmer also holds the account (its password or a live session), the address is
+ * marked verified and nothing else changes; without one, the account goes to the address's
+ * owner: the password set before is cleared and every earlier session ends. An address that is
+ * already verified is refused (400), as are invalid, expired or used tokens; a proof that fails
+ * → 403 and the link stays usable.
+ */
+export async function confirmVerification(ctx: AuthContext, project: ProjectId, token: string, proof: HolderProof = {}): Promise<AddressConfirmed> {
+  const taken = await ctx.users.takeOneTimeToken(project, 'verify', sha256(token), ctx.clock());
+  const user = taken ? await ctx.users.getUser(project, taken.user_id) : null;
+  if (!taken || !user) throw invalidFields([{ field: 'token', message: INVALID_LINK }]);
+  if (user.email_verified) throw invalidFields([{ field: 'token', message: 'belongs to an address that is already verified' }]);
+  if (await holdsAccount(ctx, project, user, proof, taken)) {
+    const verified = (await ctx.users.updateUser(project, user.id, { email_verified: true })) ?? user;
+    await ctx.users.deleteOneTimeTokens(project, user.id, ['verify']);
+    return { user: toPublicUser(verified), took_over: false };
+  }
+  return { user: toPublicUser(await giveToAddressOwner(ctx, project, user)), took_over: true };
 }
 
 /**
@@ -83,11 +105,11 @@ export async function sendResetTo(ctx: AuthContext, project: ProjectId, userId: 
 }
 
 /**
- * After any change of a user's password (reset, change, clearing by an OTP takeover): every
- * outstanding reset link and the e-mail's live sign-in code stop working, and every session ends.
+ * After any change of a user's password (reset, change): every outstanding reset link, the
+ * pending e-mail change and the e-mail's live sign-in code stop working, and every session ends.
  */
 export async function afterPasswordChange(ctx: AuthContext, project: ProjectId, user: UserRecord): Promise<void> {
-  await ctx.users.deleteOneTimeTokens(project, user.id, ['reset']);
+  await ctx.users.deleteOneTimeTokens(project, user.id, ['reset', ...PENDING_EMAIL_CHANGE]);
   await ctx.users.deleteOtp(project, user.email);
   await ctx.sessions.revokeUser(project, user.id, ctx.clock());
 }

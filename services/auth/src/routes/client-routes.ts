@@ -3,12 +3,13 @@ import Joi from 'joi';
 import { requestContext } from '@plinth/shared';
 import { toPublicUser } from '../domain/public-user';
 import { displayNameSchema, emailSchema, passwordSchema, validate } from '../domain/validation';
+import { endEverySession } from '../flows/address-claims';
 import type { AuthContext } from '../flows/auth-context';
 import { refreshSession, signOut, userFromAccessToken } from '../flows/sessions';
 import { redeemOtp, requestOtp, signIn, signUp } from '../flows/sign-in';
 import { confirmVerification, forgotPassword, resetPassword, sendVerification } from '../flows/verification';
 import { accessTokenOf } from './guards';
-import type { RateLimits } from './rate-limits';
+import { clientAddress, type RateLimits } from './rate-limits';
 
 const refreshTokenSchema = Joi.string().max(200).required();
 const linkTokenSchema = Joi.string().max(200).required();
@@ -22,7 +23,8 @@ const schemas = {
     code: Joi.string().pattern(/^\d{6}$/).required().messages({ 'string.pattern.base': 'must be 6 digits' }),
   }),
   refresh: Joi.object({ refresh_token: refreshTokenSchema }),
-  confirm: Joi.object({ token: linkTokenSchema }),
+  /** A link confirmation; `password` (or a user token in the header) shows the confirmer also holds the account. */
+  confirm: Joi.object({ token: linkTokenSchema, password: Joi.string().max(1024) }),
   reset: Joi.object({ token: linkTokenSchema, password: passwordSchema.required() }),
 };
 
@@ -52,7 +54,8 @@ export function clientRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
 
   r.post('/otp/redeem', ...limits['otp-redeem'], async (req, res) => {
     const body = validate(schemas.redeem, req.body);
-    res.json(await redeemOtp(ctx, requestContext(res).project, body));
+    const { project } = requestContext(res);
+    res.json(await rateLimits.codeFailures.guard(project, clientAddress(req), body.email, () => redeemOtp(ctx, project, body)));
   });
 
   r.post('/refresh', ...limits.refresh, async (req, res) => {
@@ -69,7 +72,7 @@ export function clientRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
   r.post('/signout-all', async (req, res) => {
     const { project } = requestContext(res);
     const { user } = await userFromAccessToken(ctx, project, accessTokenOf(req));
-    await ctx.sessions.revokeUser(project, user.id, ctx.clock());
+    await endEverySession(ctx, project, user.id);
     res.json({ signed_out: true, everywhere: true });
   });
 
@@ -85,9 +88,10 @@ export function clientRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
     res.json({ sent: true });
   });
 
-  r.post('/verify/confirm', async (req, res) => {
-    const { token } = validate(schemas.confirm, req.body);
-    res.json({ verified: true, user: await confirmVerification(ctx, requestContext(res).project, token) });
+  r.post('/verify/confirm', ...limits.account, async (req, res) => {
+    const { token, password } = validate(schemas.confirm, req.body);
+    const { user } = await confirmVerification(ctx, requestContext(res).project, token, { password, accessToken: accessTokenOf(req) });
+    res.json({ verified: true, user });
   });
 
   r.post('/password/forgot', ...limits.forgot, async (req, res) => {

@@ -2,6 +2,8 @@ import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import { RateLimitedError, requestContext } from '@plinth/shared';
 import { normalizeEmail } from '../domain/email';
+import { OTP_MAX_ATTEMPTS } from '../flows/sign-in';
+import { CodeFailures } from './code-failures';
 import { SignInFailures } from './sign-in-failures';
 
 /** The window of every Auth rate limit (DESIGN.md §7). */
@@ -12,7 +14,10 @@ export type LimitedEndpoint = 'signin' | 'signup' | 'otp-request' | 'otp-redeem'
 export interface RateLimitOptions {
   /** Requests per IP per endpoint per window (refresh gets 5×). */
   perIp: number;
-  /** Requests per e-mail per endpoint per window. */
+  /**
+   * Requests per e-mail (sign-up) or per (IP, e-mail) pair (code and reset requests) per endpoint
+   * per window; sign-in failures per e-mail.
+   */
   perEmail: number;
   /**
    * A fresh store for one limiter (each limiter needs its own), e.g. a rate-limit-redis store
@@ -25,6 +30,17 @@ function emailOf(req: Request): string | null {
   const email = (req.body as { email?: unknown } | undefined)?.email;
   if (typeof email !== 'string' || email.trim() === '') return null;
   return normalizeEmail(email) ?? email.trim().toLowerCase();
+}
+
+/** The client's address as the limits count it (X-Forwarded-For within `trust proxy`; IPv6 by /56). */
+export function clientAddress(req: Request): string {
+  return ipKeyGenerator(req.ip ?? 'unknown');
+}
+
+/** The (client address, e-mail) pair of a request with an e-mail in its body; null without one. */
+function addressAndEmailOf(req: Request): string | null {
+  const email = emailOf(req);
+  return email === null ? null : `${clientAddress(req)}|${email}`;
 }
 
 function limiter(opts: RateLimitOptions, name: string, limit: number, key: (req: Request) => string | null): RequestHandler {
@@ -49,29 +65,41 @@ export interface RateLimits {
   endpoints: Record<LimitedEndpoint, RequestHandler[]>;
   /** Per-e-mail sign-in limit: counts failures only (sign-in has no per-e-mail middleware). */
   signInFailures: SignInFailures;
+  /** Wrong sign-in codes per (client address, e-mail): otp/redeem and code proofs. */
+  codeFailures: CodeFailures;
 }
 
 /**
- * Per-IP and per-e-mail limits for each limited endpoint, keyed by project too, answering 429
- * `rate_limited` with Retry-After. The client IP is `req.ip`, which honours X-Forwarded-For
- * as far as the app's `trust proxy` allows (service.ts sets it to PLINTH_TRUST_PROXY hops).
+ * The limits of each limited endpoint, keyed by project too, answering 429 `rate_limited` with
+ * Retry-After (docs/auth.md "Limits"). Every endpoint counts per client IP. Sign-up counts per
+ * e-mail too. Asking for a code or a reset mail counts per (IP, e-mail) pair: requests from
+ * elsewhere never use up the owner's, and mail to one address is capped by the mail throttle,
+ * not by a 429. Redeeming a code counts wrong codes per pair (CodeFailures). The client IP is
+ * `req.ip`, which honours X-Forwarded-For as far as the app's `trust proxy` allows (service.ts
+ * sets it to PLINTH_TRUST_PROXY hops).
  */
 export function createRateLimits(opts: RateLimitOptions): RateLimits {
-  const build = (endpoint: LimitedEndpoint, withEmail: boolean): RequestHandler[] => {
+  const build = (endpoint: LimitedEndpoint, second?: { key: (req: Request) => string | null; name: string }): RequestHandler[] => {
     const perIp = endpoint === 'refresh' ? opts.perIp * 5 : opts.perIp;
-    const handlers = [limiter(opts, `${endpoint}:ip`, perIp, (req) => ipKeyGenerator(req.ip ?? 'unknown'))];
-    if (withEmail) handlers.push(limiter(opts, `${endpoint}:email`, opts.perEmail, emailOf));
+    const handlers = [limiter(opts, `${endpoint}:ip`, perIp, clientAddress)];
+    if (second) handlers.push(limiter(opts, `${endpoint}:${second.name}`, opts.perEmail, second.key));
     return handlers;
   };
+  const perEmail = { key: emailOf, name: 'email' };
+  const perPair = { key: addressAndEmailOf, name: 'ip-email' };
   const endpoints = {
-    signin: build('signin', false),
-    signup: build('signup', true),
-    'otp-request': build('otp-request', true),
-    'otp-redeem': build('otp-redeem', true),
-    forgot: build('forgot', true),
-    refresh: build('refresh', false),
-    /** Self-service endpoints that check a password or code (change password/e-mail, delete). */
-    account: build('account', false),
+    signin: build('signin'),
+    signup: build('signup', perEmail),
+    'otp-request': build('otp-request', perPair),
+    'otp-redeem': build('otp-redeem'),
+    forgot: build('forgot', perPair),
+    refresh: build('refresh'),
+    /** Self-service endpoints that check a password or code (change password/e-mail, delete, reauthenticate, link confirmations). */
+    account: build('account'),
   };
-  return { endpoints, signInFailures: SignInFailures.create(opts.makeStore?.('signin:email-failures'), opts.perEmail, RATE_WINDOW_MS) };
+  return {
+    endpoints,
+    signInFailures: SignInFailures.create(opts.makeStore?.('signin:email-failures'), opts.perEmail, RATE_WINDOW_MS),
+    codeFailures: CodeFailures.create(opts.makeStore?.('code:ip-email-failures'), OTP_MAX_ATTEMPTS, RATE_WINDOW_MS),
+  };
 }

@@ -3,79 +3,96 @@ import Joi from 'joi';
 import { requestContext, type ProjectId } from '@plinth/shared';
 import { displayNameSchema, emailSchema, passwordSchema, photoUrlSchema, validate } from '../domain/validation';
 import type { AuthContext } from '../flows/auth-context';
-import { userFromAccessToken } from '../flows/sessions';
-import {
-  changePassword,
-  confirmEmailChange,
-  deleteOwnAccount,
-  requestEmailChange,
-  updateProfile,
-  type Proof,
-} from '../flows/self-service';
+import { cancelEmailChange, confirmEmailChange, requestEmailChange } from '../flows/email-change';
+import type { Proof } from '../flows/proof';
+import { reauthenticate } from '../flows/recent-proof';
+import { changePassword, deleteOwnAccount, updateProfile } from '../flows/self-service';
+import { userFromAccessToken, type SignedIn } from '../flows/sessions';
 import type { UserRecord } from '../store/user-store';
 import { accessTokenOf } from './guards';
-import type { RateLimits } from './rate-limits';
+import { clientAddress, type RateLimits } from './rate-limits';
 
 /** A password as presented (not as set): any string up to 1024 characters; over 72 bytes never matches. */
 const presentedPassword = Joi.string().max(1024);
 const code = Joi.string().pattern(/^\d{6}$/).messages({ 'string.pattern.base': 'must be 6 digits' });
+const linkToken = Joi.string().max(200).required();
+const proofSchema = Joi.object<Proof>({ password: presentedPassword, code })
+  .xor('password', 'code')
+  .messages({ 'object.missing': 'must carry password or code', 'object.xor': 'must carry password or code, not both' });
 
 const schemas = {
-  password: Joi.object({ current_password: presentedPassword.required(), new_password: passwordSchema.required() }),
+  password: Joi.object({ current_password: presentedPassword, new_password: passwordSchema.required() }),
   email: Joi.object({ new_email: emailSchema.required(), password: presentedPassword }),
-  confirm: Joi.object({ token: Joi.string().max(200).required() }),
+  confirm: Joi.object({ token: linkToken, password: presentedPassword }),
+  cancel: Joi.object({ token: linkToken }),
   profile: Joi.object({ display_name: displayNameSchema.allow(null), photo_url: photoUrlSchema.allow(null) })
     .min(1)
     .messages({ 'object.min': 'must change at least one field' }),
-  remove: Joi.object<Proof>({ password: presentedPassword, code })
-    .xor('password', 'code')
-    .messages({ 'object.missing': 'must carry password or code', 'object.xor': 'must carry password or code, not both' }),
+  proof: proofSchema,
 };
 
 /**
  * A signed-in user's own account (access token in X-Auth-User-Token), relative to
- * `/v1/projects/:project/auth`: change password, change e-mail, profile, delete. A wrong proof
- * (current password or code) is 403 and counts toward the e-mail's sign-in failure budget.
+ * `/v1/projects/:project/auth`: reauthenticate, change password, change e-mail, profile, delete;
+ * and the e-mail change's confirm and cancel links. A wrong proof (current password or code) is
+ * 403; wrong passwords count toward the e-mail's sign-in failure budget, wrong codes toward the
+ * (client address, e-mail) pair's.
  */
 export function selfServiceRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
   const r = Router();
-  const me = async (req: Request, project: ProjectId): Promise<UserRecord> =>
-    (await userFromAccessToken(ctx, project, accessTokenOf(req))).user;
-  const proving = <T>(project: ProjectId, user: UserRecord, work: () => Promise<T>) =>
-    rateLimits.signInFailures.guard(project, user.email, work);
+  const limited = rateLimits.endpoints.account;
+  const me = (req: Request, project: ProjectId): Promise<SignedIn> => userFromAccessToken(ctx, project, accessTokenOf(req));
+  const proving = <T>(req: Request, project: ProjectId, user: UserRecord, proof: Proof, work: () => Promise<T>): Promise<T> =>
+    proof.code !== undefined
+      ? rateLimits.codeFailures.guard(project, clientAddress(req), user.email, work)
+      : rateLimits.signInFailures.guard(project, user.email, work);
 
-  r.post('/password/change', ...rateLimits.endpoints.account, async (req, res) => {
+  r.post('/reauthenticate', ...limited, async (req, res) => {
     const { project } = requestContext(res);
-    const user = await me(req, project);
-    const body = validate(schemas.password, req.body);
-    res.json(await proving(project, user, () => changePassword(ctx, project, user, body)));
+    const caller = await me(req, project);
+    const proof = validate(schemas.proof, req.body);
+    res.json(await proving(req, project, caller.user, proof, () => reauthenticate(ctx, project, caller, proof)));
   });
 
-  r.post('/email/change', ...rateLimits.endpoints.account, async (req, res) => {
+  r.post('/password/change', ...limited, async (req, res) => {
     const { project } = requestContext(res);
-    const user = await me(req, project);
+    const caller = await me(req, project);
+    const body = validate(schemas.password, req.body);
+    res.json(await proving(req, project, caller.user, {}, () => changePassword(ctx, project, caller, body)));
+  });
+
+  r.post('/email/change', ...limited, async (req, res) => {
+    const { project } = requestContext(res);
+    const caller = await me(req, project);
     const body = validate(schemas.email, req.body);
-    await proving(project, user, () => requestEmailChange(ctx, project, user, body));
+    await proving(req, project, caller.user, {}, () => requestEmailChange(ctx, project, caller, body));
     res.json({ sent: true });
   });
 
-  r.post('/email/confirm', async (req, res) => {
-    const { token } = validate(schemas.confirm, req.body);
-    res.json({ changed: true, user: await confirmEmailChange(ctx, requestContext(res).project, token) });
+  r.post('/email/confirm', ...limited, async (req, res) => {
+    const { token, password } = validate(schemas.confirm, req.body);
+    const { user } = await confirmEmailChange(ctx, requestContext(res).project, token, { password, accessToken: accessTokenOf(req) });
+    res.json({ changed: true, user });
+  });
+
+  r.post('/email/cancel', async (req, res) => {
+    const { token } = validate(schemas.cancel, req.body);
+    await cancelEmailChange(ctx, requestContext(res).project, token);
+    res.json({ cancelled: true });
   });
 
   r.patch('/user', async (req, res) => {
     const { project } = requestContext(res);
-    const user = await me(req, project);
+    const { user } = await me(req, project);
     const patch = validate(schemas.profile, req.body);
     res.json({ user: await updateProfile(ctx, project, user, patch) });
   });
 
-  r.delete('/user', ...rateLimits.endpoints.account, async (req, res) => {
+  r.delete('/user', ...limited, async (req, res) => {
     const { project } = requestContext(res);
-    const user = await me(req, project);
-    const proof = validate(schemas.remove, req.body);
-    await proving(project, user, () => deleteOwnAccount(ctx, project, user, proof));
+    const { user } = await me(req, project);
+    const proof = validate(schemas.proof, req.body);
+    await proving(req, project, user, proof, () => deleteOwnAccount(ctx, project, user, proof));
     res.json({ deleted: true });
   });
 

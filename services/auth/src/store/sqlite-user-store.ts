@@ -45,6 +45,7 @@ CREATE INDEX IF NOT EXISTS auth_one_time_tokens_expiry ON auth_one_time_tokens (
 const ADDED_COLUMNS: ReadonlyArray<readonly [string, string, string]> = [
   ['auth_users', 'claims', "TEXT NOT NULL DEFAULT '{}'"],
   ['auth_one_time_tokens', 'email', 'TEXT'],
+  ['auth_one_time_tokens', 'sid', 'TEXT'],
 ];
 
 interface UserRow {
@@ -186,10 +187,10 @@ export class SqliteUserStore implements UserStore {
   async putOneTimeToken(project: ProjectId, token: OneTimeToken): Promise<void> {
     this.db
       .prepare(
-        `INSERT INTO auth_one_time_tokens (project, token_hash, kind, user_id, expires_at, email)
-         VALUES (@project, @token_hash, @kind, @user_id, @expires_at, @email)`,
+        `INSERT INTO auth_one_time_tokens (project, token_hash, kind, user_id, expires_at, email, sid)
+         VALUES (@project, @token_hash, @kind, @user_id, @expires_at, @email, @sid)`,
       )
-      .run({ project, ...token, email: token.email ?? null });
+      .run({ project, ...token, email: token.email ?? null, sid: token.sid ?? null });
   }
 
   async consumeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<string | null> {
@@ -202,12 +203,12 @@ export class SqliteUserStore implements UserStore {
       const row = this.db
         .prepare(
           `DELETE FROM auth_one_time_tokens WHERE project = ? AND token_hash = ? AND kind = ?
-           RETURNING token_hash, kind, user_id, expires_at, email`,
+           RETURNING token_hash, kind, user_id, expires_at, email, sid`,
         )
-        .get(project, tokenHash, kind) as (Omit<OneTimeToken, 'email'> & { email: string | null }) | undefined;
+        .get(project, tokenHash, kind) as (Omit<OneTimeToken, 'email' | 'sid'> & { email: string | null; sid: string | null }) | undefined;
       if (!row) return null;
-      const { email, ...token } = row;
-      return email === null ? token : { ...token, email };
+      const { email, sid, ...token } = row;
+      return { ...token, ...(email === null ? {} : { email }), ...(sid === null ? {} : { sid }) };
     });
     return consume.immediate();
   }

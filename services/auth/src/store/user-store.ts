@@ -37,9 +37,12 @@ export interface UserListQuery {
   offset: number;
 }
 
-/** Purpose of a one-time link token. */
-export type OneTimeTokenKind = 'verify' | 'reset' | 'email-change';
-export const ONE_TIME_TOKEN_KINDS: readonly OneTimeTokenKind[] = ['verify', 'reset', 'email-change'];
+/**
+ * Purpose of a one-time link token. `email-change-cancel` is the link of the notice to the old
+ * address: it cancels the pending change.
+ */
+export type OneTimeTokenKind = 'verify' | 'reset' | 'email-change' | 'email-change-cancel';
+export const ONE_TIME_TOKEN_KINDS: readonly OneTimeTokenKind[] = ['verify', 'reset', 'email-change', 'email-change-cancel'];
 
 /** The mail-throttle key of a user's mail of one kind (claimMailSlot); deleteUser deletes all of a user's. */
 export function mailSlotKey(kind: OneTimeTokenKind, userId: string): string {
@@ -55,6 +58,8 @@ export interface OneTimeToken {
   expires_at: number;
   /** `email-change`: the new address, which becomes the user's e-mail when the token is consumed. */
   email?: string;
+  /** `email-change`: the session that asked for the change; the change ends with it. */
+  sid?: string;
 }
 
 export interface OtpIssue {
@@ -107,7 +112,7 @@ export interface UserStore {
    * kind and has not expired at `now`; null otherwise. Of two racing callers at most one wins.
    */
   consumeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<string | null>;
-  /** As consumeOneTimeToken, answering the whole token (with its `email`), or null. */
+  /** As consumeOneTimeToken, answering the whole token (with its `email` and `sid`, when set), or null. */
   takeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<OneTimeToken | null>;
   /** Deletes every outstanding one-time token of these kinds of the user (a password change ends older reset links). */
   deleteOneTimeTokens(project: ProjectId, userId: string, kinds: readonly OneTimeTokenKind[]): Promise<void>;

@@ -27,9 +27,9 @@ describe('Auth API: e-mail verification and password reset', () => {
       const r = await t.call({ method: 'post', path: '/auth/verify/request', project: p, userToken: session.access_token });
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ sent: true });
-      const c = await confirm(await tokenOf('verify'));
+      const c = await t.call({ method: 'post', path: '/auth/verify/confirm', project: p, body: { token: await tokenOf('verify') }, userToken: session.access_token });
       expect(c.status).toBe(200);
-      expect(c.body).toEqual({ verified: true, user: expect.objectContaining({ id: session.user.id, email_verified: true }) });
+      expect(c.body).toEqual({ verified: true, user: expect.objectContaining({ id: session.user.id, email_verified: true, has_password: true }) });
       const me = await t.call({ method: 'get', path: '/auth/user', project: p, userToken: session.access_token });
       expect(me.body.user.email_verified).toBe(true);
     });

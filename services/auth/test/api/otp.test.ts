@@ -75,16 +75,20 @@ describe('Auth API: one-time codes', () => {
     expect((await redeem('ada@example.com', second)).status).toBe(200);
   });
 
-  it('after 5 wrong attempts even the right code is refused', async () => {
+  it('after 5 wrong codes from one address even the right code from there is refused (429); from another address it works', async () => {
     await requestCode('ada@example.com');
     const code = await codeFor('ada@example.com');
     const wrong = code === '000000' ? '111111' : '000000';
+    const from = (c: string, ip: string) => t.call({ method: 'post', path: '/auth/otp/redeem', project: p, ip, body: { email: 'ada@example.com', code: c } });
     for (let i = 0; i < 5; i++) {
-      const r = await redeem('ada@example.com', wrong);
+      const r = await from(wrong, '198.51.100.40');
       expect(r.status).toBe(401);
       expect(r.body.error).toBe('unauthorized');
     }
-    expect((await redeem('ada@example.com', code)).status).toBe(401);
+    const refused = await from(code, '198.51.100.40');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await from(code, '198.51.100.41')).status).toBe(200);
   });
 
   it('the fifth attempt may still be the right one', async () => {

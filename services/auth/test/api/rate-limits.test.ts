@@ -37,20 +37,30 @@ describe.each([
     expect(r.headers['retry-after']).toBeDefined();
   });
 
-  it.each([
-    ['/auth/signup', { password: PASSWORD }],
-    ['/auth/otp/request', {}],
-    ['/auth/otp/redeem', { code: '123456' }],
-    ['/auth/password/forgot', {}],
-  ])('%s is limited per e-mail too', async (path, extra) => {
+  it('/auth/signup is limited per e-mail too', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const r = await t.call({ method: 'post', path, project: p, ip: `198.51.100.${20 + i}`, body: { email: 'same@example.com', ...extra } });
+      const r = await t.call({ method: 'post', path: '/auth/signup', project: p, ip: `198.51.100.${20 + i}`, body: { email: 'same@example.com', password: PASSWORD } });
       statuses.push(r.status);
     }
     expect(statuses[2]).toBe(429);
     expect(statuses.slice(0, 2)).not.toContain(429);
   });
+
+  it.each([['/auth/otp/request'], ['/auth/password/forgot']])(
+    '%s is limited per (address, e-mail): the 3rd from one address is 429, other addresses still get {sent:true}',
+    async (path) => {
+      const ask = (ip: string) => t.call({ method: 'post', path, project: p, ip, body: { email: 'same@example.com' } });
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await ask('198.51.100.30')).status);
+      expect(statuses).toEqual([200, 200, 429]);
+      for (let i = 0; i < 3; i++) {
+        const r = await ask(`198.51.100.${31 + i}`);
+        expect(r.status).toBe(200);
+        expect(r.body).toEqual({ sent: true });
+      }
+    },
+  );
 
   it('refresh allows 5× the IP limit', async () => {
     const statuses: number[] = [];

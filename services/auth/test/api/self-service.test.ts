@@ -56,11 +56,12 @@ describe('Auth API: self-service with the access token', () => {
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ sent: true });
       const notice = await t.lastMail(p, 'ada@example.com', 'email-changed');
-      expect(notice.data).toEqual({ new_email: 'ada.new@example.com' });
+      expect(notice.data).toEqual({ new_email: 'ada.new@example.com', token: expect.any(String) });
       const link = await t.lastMail(p, 'ada.new@example.com', 'email-change');
       expect((await call('get', '/auth/user')).body.user.email).toBe('ada@example.com');
 
-      const c = await t.call({ method: 'post', path: '/auth/email/confirm', project: p, body: { token: (link.data as { token: string }).token } });
+      // Confirmed with the session that asked: the account keeps its password and sessions.
+      const c = await t.call({ method: 'post', path: '/auth/email/confirm', project: p, body: { token: (link.data as { token: string }).token }, userToken: s.access_token });
       expect(c.status).toBe(200);
       expect(c.body).toEqual({ changed: true, user: expect.objectContaining({ email: 'ada.new@example.com', email_verified: true }) });
       expect((await signIn('ada.new@example.com', PASSWORD)).status).toBe(200);

@@ -15,6 +15,8 @@ const AUTH_ENDPOINTS: Array<Omit<Call, 'project'>> = [
   { method: 'get', path: '/auth/user', userToken: 'x' },
   { method: 'post', path: '/auth/verify/request', userToken: 'x' },
   { method: 'post', path: '/auth/verify/confirm', body: { token: 'x' } },
+  { method: 'post', path: '/auth/reauthenticate', userToken: 'x', body: { password: PASSWORD } },
+  { method: 'post', path: '/auth/email/cancel', body: { token: 'x' } },
   { method: 'post', path: '/auth/password/forgot', body: { email: 'a@example.com' } },
   { method: 'post', path: '/auth/password/reset', body: { token: 'x', password: PASSWORD } },
   { method: 'get', path: '/auth/users', key: 'secret' },
@@ -40,6 +42,7 @@ describe('Auth API: settings, and Auth disabled by default', () => {
       send_verification_on_signup: true,
       redirect_url: null,
       mail_from: null,
+      reauthentication_window: 600,
     });
   });
 
@@ -87,6 +90,8 @@ describe('Auth API: settings, and Auth disabled by default', () => {
     [{ refresh_token_ttl: 10 }, 'refresh_token_ttl'],
     [{ redirect_url: 'javascript:alert(1)' }, 'redirect_url'],
     [{ mail_from: 'nope' }, 'mail_from'],
+    [{ reauthentication_window: 0 }, 'reauthentication_window'],
+    [{ reauthentication_window: 86_401 }, 'reauthentication_window'],
     [{ colour: 'blue' }, 'colour'],
   ])('PATCH settings with %j answers 400 naming %s and changes nothing', async (body, field) => {
     const p = await t.newProject();

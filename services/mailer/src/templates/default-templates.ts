@@ -83,12 +83,18 @@ If you did not ask for it, you can ignore this message.
 Someone signed in to your {{project}} account ({{to}}) asked to change its e-mail address to {{new_email}}.
 The change happens only when the link sent to {{new_email}} is opened.
 
-If this was not you, change your password now and sign out everywhere, or contact {{project}}.
+If this was not you, cancel the change (this also signs out every session) by opening this link:
+
+{{link}}
+
+Then change your password, or contact {{project}}.
 `,
     html: htmlPage(`<p>Hello,</p>
 <p>Someone signed in to your {{project}} account ({{to}}) asked to change its e-mail address to {{new_email}}.</p>
 <p>The change happens only when the link sent to {{new_email}} is opened.</p>
-<p>If this was not you, change your password now and sign out everywhere, or contact {{project}}.</p>`),
+<p>If this was not you, <a href="{{link}}">cancel the change</a> (this also signs out every session).
+Or paste this link into your browser: {{link}}</p>
+<p>Then change your password, or contact {{project}}.</p>`),
   },
   otp: {
     subject: 'Your {{project}} sign-in code: {{code}}',

@@ -36,10 +36,18 @@ describe('renderMail', () => {
   it('renders the email-change link (to the new address) and the email-changed notice (to the old one)', () => {
     const change = renderMail(job({ kind: 'email-change', to: 'new@example.com' }), settings, DEFAULT_TEMPLATES['email-change']);
     expect(change.text).toContain('https://app.acme.test/auth?token=tok123&type=email-change');
-    const notice = renderMail(job({ kind: 'email-changed', data: { new_email: 'new@example.com' } }), settings, DEFAULT_TEMPLATES['email-changed']);
+    const notice = renderMail(job({ kind: 'email-changed', data: { new_email: 'new@example.com', token: 'cancel9' } }), settings, DEFAULT_TEMPLATES['email-changed']);
     expect(notice.subject).toBe('Your acme e-mail address is being changed');
     expect(notice.text).toContain('new@example.com');
+    expect(notice.text).toContain('https://app.acme.test/auth?token=cancel9&type=email-change-cancel');
+    expect(notice.html).toContain('<a href="https://app.acme.test/auth?token=cancel9&amp;type=email-change-cancel">');
+  });
+
+  it('an email-changed notice queued before cancel links existed renders without a link', () => {
+    const notice = renderMail(job({ kind: 'email-changed', data: { new_email: 'new@example.com' } }), settings, DEFAULT_TEMPLATES['email-changed']);
+    expect(notice.text).toContain('new@example.com');
     expect(notice.text).not.toContain('http');
+    expect(notice.text).not.toContain('{{');
   });
 
   it('renders the otp mail with the code and no link', () => {

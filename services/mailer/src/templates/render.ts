@@ -1,4 +1,4 @@
-import type { LinkMailKind, MailJob } from '@plinth/shared';
+import type { LinkType, MailJob } from '@plinth/shared';
 import type { ProjectMailSettings } from '../store/mail-settings';
 import type { MailTemplate } from './default-templates';
 
@@ -30,8 +30,11 @@ export function interpolate(template: string, vars: TemplateVariables, encode: (
   return template.replace(VARIABLE, (whole, name: string) => (name in vars ? encode(vars[name]!) : whole));
 }
 
-/** The link a verify/reset/email-change mail carries: the project's redirect URL with `?token=…&type=…`. */
-export function mailLink(redirectUrl: string, kind: LinkMailKind, token: string): string {
+/**
+ * The link a verify/reset/email-change mail (or the cancel link of an email-changed notice)
+ * carries: the project's redirect URL with `?token=…&type=…`.
+ */
+export function mailLink(redirectUrl: string, kind: LinkType, token: string): string {
   const url = new URL(redirectUrl);
   url.searchParams.set('token', token);
   url.searchParams.set('type', kind);
@@ -40,7 +43,8 @@ export function mailLink(redirectUrl: string, kind: LinkMailKind, token: string)
 
 /**
  * Template variables of a job: `project`, `to`, and `link` + `token` (verify, reset,
- * email-change), `code` (otp) or `new_email` (email-changed).
+ * email-change), `code` (otp) or `new_email` + `link` + `token` (email-changed: the link cancels
+ * the change; empty for a job queued before cancel links existed).
  */
 export function templateVariables(job: MailJob, settings: ProjectMailSettings): TemplateVariables {
   const vars: TemplateVariables = { project: job.project, to: job.to };
@@ -48,6 +52,8 @@ export function templateVariables(job: MailJob, settings: ProjectMailSettings): 
     vars.code = job.data.code;
   } else if ('new_email' in job.data) {
     vars.new_email = job.data.new_email;
+    vars.token = job.data.token ?? '';
+    vars.link = job.data.token ? mailLink(settings.redirect_url, 'email-change-cancel', job.data.token) : '';
   } else if (job.kind === 'verify' || job.kind === 'reset' || job.kind === 'email-change') {
     vars.token = job.data.token;
     vars.link = mailLink(settings.redirect_url, job.kind, job.data.token);

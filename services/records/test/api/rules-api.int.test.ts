@@ -261,7 +261,8 @@ describe('verified e-mail only (docs/rules.md)', () => {
     const confirm = await request(t.app)
       .post(at(t.project, '/auth/verify/confirm'))
       .set('Authorization', `Bearer ${t.project.publicKey}`)
-      .send({ token: await verificationToken(alice.email) });
+      // With the account's password: the user who signed up keeps it (docs/auth.md "Proving an address").
+      .send({ token: await verificationToken(alice.email), password: PASSWORD });
     expect(confirm.status).toBe(200);
     const verified = await signIn(alice.email);
     expect(payloadOf(verified).email_verified).toBe(true);
