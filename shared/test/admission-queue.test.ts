@@ -64,6 +64,42 @@ describe('AdmissionQueue', () => {
     await expect(Promise.all([running, heavy[0], heavy[1], other])).resolves.toEqual(['first', 'heavy1', 'heavy2', 'light']);
   });
 
+  it("keeps room in the queue for another project while one project's share of it is full", async () => {
+    const q = new AdmissionQueue({ name: 'test', concurrency: 1, maxQueued: 4, maxQueuedPerProject: 2 });
+    const log: string[] = [];
+    const first = gate(log, 'first');
+    const running = q.run({ project: 'flood', caller: 'a' }, first.task);
+    const flood = [1, 2, 3].map((i) => q.run({ project: 'flood', caller: `c${i}` }, () => `flood${i}`));
+    await expect(flood[2]).rejects.toBeInstanceOf(OverloadedError);
+    const other = q.run({ project: 'other', caller: 'd' }, async () => (log.push('other'), 'other'));
+    first.release();
+    await expect(Promise.all([running, flood[0], flood[1], other])).resolves.toEqual(['first', 'flood1', 'flood2', 'other']);
+    // The other project's task ran second: projects take turns.
+    expect(log).toEqual(['first', 'other']);
+  });
+
+  describe('predictWait', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('refuses at once a task predicted to wait past maxWaitMs, counting fair turns', async () => {
+      const q = new AdmissionQueue({ name: 'hashing', concurrency: 1, maxQueued: 20, maxWaitMs: 250, predictWait: true });
+      // One finished task teaches the queue that a task runs for 100 ms.
+      await q.run({ project: 'p', caller: 'u' }, () => jest.advanceTimersByTime(100));
+      const log: string[] = [];
+      const first = gate(log, 'first');
+      const running = q.run({ project: 'p', caller: 'u' }, first.task);
+      const queued = [1, 2].map((i) => q.run({ project: 'p', caller: 'u' }, () => `u${i}`));
+      // A third would start after 300 ms: refused now, not after 250 ms of waiting.
+      await expect(q.run({ project: 'p', caller: 'u' }, () => 'u3')).rejects.toBeInstanceOf(OverloadedError);
+      // Another project's task starts after one of them: 200 ms.
+      const other = q.run({ project: 'other', caller: 'v' }, () => 'other');
+      expect(q.queued).toBe(3);
+      first.release();
+      await expect(Promise.all([running, ...queued, other])).resolves.toEqual(['first', 'u1', 'u2', 'other']);
+    });
+  });
+
   it('gives a freed slot to the next caller in turn, not to the oldest burst', async () => {
     const q = new AdmissionQueue({ name: 'test', concurrency: 1, maxQueued: 20 });
     const order: string[] = [];
