@@ -3,7 +3,7 @@ import { toPublicUser } from '../domain/public-user';
 import { otpHash, sha256 } from '../domain/secrets';
 import { invalidFields } from '../domain/validation';
 import type { UserRecord } from '../store/user-store';
-import { sendMail, type AuthContext } from './auth-context';
+import { hashTicket, sendMail, type AuthContext, type Requester } from './auth-context';
 import { startSession } from './sessions';
 import { OTP_MAX_ATTEMPTS } from './sign-in';
 import { afterPasswordChange, INVALID_LINK, mailSlot, sendLink, VERIFY_LINK_TTL_MS } from './verification';
@@ -21,13 +21,13 @@ const WRONG_PROOF = 'The current password or code is wrong.';
  * (requested with /otp/request; a wrong code spends one of its 5 attempts). A user without a
  * password can only prove it with a code.
  */
-export async function checkProof(ctx: AuthContext, project: ProjectId, user: UserRecord, proof: Proof): Promise<void> {
+export async function checkProof(ctx: AuthContext, project: ProjectId, user: UserRecord, proof: Proof, by: Requester): Promise<void> {
   if (proof.code !== undefined) {
     const ok = await ctx.users.redeemOtp(project, user.email, otpHash(user.email, proof.code), ctx.clock(), OTP_MAX_ATTEMPTS);
     if (!ok) throw new ForbiddenError(WRONG_PROOF);
     return;
   }
-  const ok = await ctx.passwords.verify(proof.password ?? '', user.password_hash);
+  const ok = await ctx.passwords.verify(proof.password ?? '', user.password_hash, hashTicket(project, by));
   if (!ok) throw new ForbiddenError(WRONG_PROOF);
 }
 
@@ -40,9 +40,10 @@ export async function changePassword(
   project: ProjectId,
   user: UserRecord,
   input: { current_password: string; new_password: string },
+  by: Requester,
 ): Promise<Session> {
-  await checkProof(ctx, project, user, { password: input.current_password });
-  const updated = await ctx.users.updateUser(project, user.id, { password_hash: await ctx.passwords.hash(input.new_password) });
+  await checkProof(ctx, project, user, { password: input.current_password }, by);
+  const updated = await ctx.users.updateUser(project, user.id, { password_hash: await ctx.passwords.hash(input.new_password, hashTicket(project, by)) });
   if (!updated) throw new ForbiddenError(WRONG_PROOF);
   await afterPasswordChange(ctx, project, updated);
   return startSession(ctx, project, updated);
@@ -59,8 +60,9 @@ export async function requestEmailChange(
   project: ProjectId,
   user: UserRecord,
   input: { new_email: string; password?: string },
+  by: Requester,
 ): Promise<void> {
-  if (user.password_hash !== null) await checkProof(ctx, project, user, { password: input.password ?? '' });
+  if (user.password_hash !== null) await checkProof(ctx, project, user, { password: input.password ?? '' }, by);
   if (input.new_email === user.email) throw invalidFields([{ field: 'new_email', message: 'is already the e-mail of this account' }]);
   if (await ctx.users.getUserByEmail(project, input.new_email)) {
     throw new ConflictError('A user with this e-mail already exists.', { field: 'new_email', fields: [{ field: 'new_email', message: 'is taken' }] });
@@ -104,8 +106,8 @@ export async function updateProfile(
  * every session ends and the identity goes, freeing the e-mail. Records the user created stay:
  * they belong to the app, which decides (docs/auth.md "Deleting an account").
  */
-export async function deleteOwnAccount(ctx: AuthContext, project: ProjectId, user: UserRecord, proof: Proof): Promise<void> {
-  await checkProof(ctx, project, user, proof);
+export async function deleteOwnAccount(ctx: AuthContext, project: ProjectId, user: UserRecord, proof: Proof, by: Requester): Promise<void> {
+  await checkProof(ctx, project, user, proof, by);
   await ctx.sessions.revokeUser(project, user.id, ctx.clock());
   await ctx.users.deleteUser(project, user.id);
 }

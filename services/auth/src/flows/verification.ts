@@ -3,7 +3,7 @@ import { toPublicUser } from '../domain/public-user';
 import { invalidFields } from '../domain/validation';
 import { newLinkToken, sha256 } from '../domain/secrets';
 import type { OneTimeTokenKind, UserRecord } from '../store/user-store';
-import { sendMail, type AuthContext } from './auth-context';
+import { hashTicket, sendMail, type AuthContext, type Requester } from './auth-context';
 
 export const VERIFY_LINK_TTL_MS = 24 * 3600_000;
 export const RESET_LINK_TTL_MS = 3600_000;
@@ -93,10 +93,10 @@ export async function afterPasswordChange(ctx: AuthContext, project: ProjectId, 
 }
 
 /** Sets a new password from a reset token; older reset links, the live code and every session end. Bad token → 400. */
-export async function resetPassword(ctx: AuthContext, project: ProjectId, token: string, password: string): Promise<void> {
+export async function resetPassword(ctx: AuthContext, project: ProjectId, token: string, password: string, by: Requester): Promise<void> {
   const userId = await ctx.users.consumeOneTimeToken(project, 'reset', sha256(token), ctx.clock());
   // The link reached the mailbox, so it also proves the address.
-  const patch = userId ? { password_hash: await ctx.passwords.hash(password), email_verified: true } : null;
+  const patch = userId ? { password_hash: await ctx.passwords.hash(password, hashTicket(project, by)), email_verified: true } : null;
   const user = userId && patch ? await ctx.users.updateUser(project, userId, patch) : null;
   if (!user) throw invalidFields([{ field: 'token', message: INVALID_LINK }]);
   await afterPasswordChange(ctx, project, user);

@@ -2,9 +2,10 @@ import { Router, type Response } from 'express';
 import { PlinthError, requestContext, type ProjectId } from '@plinth/shared';
 import { ACTION_PAGE_CSP, renderActionPage, type ActionView } from '../domain/action-page';
 import { MAX_PASSWORD_BYTES } from '../domain/validation';
-import type { AuthContext } from '../flows/auth-context';
+import type { AuthContext, Requester } from '../flows/auth-context';
 import { confirmEmailChange } from '../flows/self-service';
 import { confirmVerification, resetPassword } from '../flows/verification';
+import { anonymousRequester } from './requester';
 
 const EXPIRED = 'This link is invalid, expired or already used. Ask for a new one from the app.';
 
@@ -33,7 +34,14 @@ function formFor(type: string, token: string): ActionView | null {
   return null;
 }
 
-async function perform(ctx: AuthContext, project: ProjectId, type: string, token: string, body: { [k: string]: unknown }): Promise<[number, ActionView]> {
+async function perform(
+  ctx: AuthContext,
+  project: ProjectId,
+  type: string,
+  token: string,
+  body: { [k: string]: unknown },
+  by: Requester,
+): Promise<[number, ActionView]> {
   try {
     if (type === 'verify') {
       await confirmVerification(ctx, project, token);
@@ -47,7 +55,7 @@ async function perform(ctx: AuthContext, project: ProjectId, type: string, token
     const bytes = Buffer.byteLength(password, 'utf8');
     if (password !== str(body.confirm)) return [400, { kind: 'reset-form', token, error: 'The two passwords differ. Type the same password twice.' }];
     if (bytes < 8 || bytes > MAX_PASSWORD_BYTES) return [400, { kind: 'reset-form', token, error: 'The password must be 8 to 72 bytes long.' }];
-    await resetPassword(ctx, project, token, password);
+    await resetPassword(ctx, project, token, password, by);
     return [200, { kind: 'done', title: 'Password changed', message: 'Your new password is set, and every session was signed out. Sign in with the new password.' }];
   } catch (err) {
     if (err instanceof PlinthError && err.status < 500) {
@@ -94,7 +102,7 @@ export function actionRoutes(ctx: AuthContext): Router {
       send(res, 400, project, { kind: 'failed', title: 'Link not valid', message: EXPIRED });
       return;
     }
-    const [status, view] = await perform(ctx, project, type, token, body);
+    const [status, view] = await perform(ctx, project, type, token, body, anonymousRequester(req, res));
     send(res, status, project, view);
   });
 

@@ -9,6 +9,7 @@ import { redeemOtp, requestOtp, signIn, signUp } from '../flows/sign-in';
 import { confirmVerification, forgotPassword, resetPassword, sendVerification } from '../flows/verification';
 import { accessTokenOf } from './guards';
 import type { RateLimits } from './rate-limits';
+import { anonymousRequester } from './requester';
 
 const refreshTokenSchema = Joi.string().max(200).required();
 const linkTokenSchema = Joi.string().max(200).required();
@@ -33,13 +34,14 @@ export function clientRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
 
   r.post('/signup', ...limits.signup, async (req, res) => {
     const body = validate(schemas.signup, req.body);
-    res.status(201).json(await signUp(ctx, requestContext(res).project, body));
+    res.status(201).json(await signUp(ctx, requestContext(res).project, body, anonymousRequester(req, res)));
   });
 
   r.post('/signin', ...limits.signin, async (req, res) => {
     const body = validate(schemas.signin, req.body);
     const { project } = requestContext(res);
-    res.json(await rateLimits.signInFailures.guard(project, body.email, () => signIn(ctx, project, body)));
+    const by = anonymousRequester(req, res);
+    res.json(await rateLimits.signInFailures.guard(project, body.email, () => signIn(ctx, project, body, by)));
   });
 
   r.post('/otp/request', ...limits['otp-request'], async (req, res) => {
@@ -100,7 +102,7 @@ export function clientRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
 
   r.post('/password/reset', async (req, res) => {
     const { token, password } = validate(schemas.reset, req.body);
-    await resetPassword(ctx, requestContext(res).project, token, password);
+    await resetPassword(ctx, requestContext(res).project, token, password, anonymousRequester(req, res));
     res.json({ reset: true });
   });
 

@@ -15,6 +15,7 @@ import {
 import type { UserRecord } from '../store/user-store';
 import { accessTokenOf } from './guards';
 import type { RateLimits } from './rate-limits';
+import { userRequester } from './requester';
 
 /** A password as presented (not as set): any string up to 1024 characters; over 72 bytes never matches. */
 const presentedPassword = Joi.string().max(1024);
@@ -48,14 +49,14 @@ export function selfServiceRoutes(ctx: AuthContext, rateLimits: RateLimits): Rou
     const { project } = requestContext(res);
     const user = await me(req, project);
     const body = validate(schemas.password, req.body);
-    res.json(await proving(project, user, () => changePassword(ctx, project, user, body)));
+    res.json(await proving(project, user, () => changePassword(ctx, project, user, body, userRequester(user.id, res))));
   });
 
   r.post('/email/change', ...rateLimits.endpoints.account, async (req, res) => {
     const { project } = requestContext(res);
     const user = await me(req, project);
     const body = validate(schemas.email, req.body);
-    await proving(project, user, () => requestEmailChange(ctx, project, user, body));
+    await proving(project, user, () => requestEmailChange(ctx, project, user, body, userRequester(user.id, res)));
     res.json({ sent: true });
   });
 
@@ -75,7 +76,7 @@ export function selfServiceRoutes(ctx: AuthContext, rateLimits: RateLimits): Rou
     const { project } = requestContext(res);
     const user = await me(req, project);
     const proof = validate(schemas.remove, req.body);
-    await proving(project, user, () => deleteOwnAccount(ctx, project, user, proof));
+    await proving(project, user, () => deleteOwnAccount(ctx, project, user, proof, userRequester(user.id, res)));
     res.json({ deleted: true });
   });
 
