@@ -14,8 +14,8 @@ import { OverloadedError, UnavailableError } from './errors';
  *
  * Bounds: the queue holds at most `maxQueued` tasks (`maxQueuedPerProject` of one project,
  * `maxQueuedPerCaller` of one caller); a task waits at most `maxWaitMs` before it starts; a task
- * whose `signal` aborts while it waits is dropped before it starts. With `predictWait`, a task
- * that would wait past `maxWaitMs` is refused when it arrives rather than when its time is up. Guarantees: every `run` settles exactly once; a refused or dropped
+ * whose `signal` aborts while it waits is dropped before it starts. With `maxPredictedWaitMs`, a
+ * task that would wait longer is refused when it arrives rather than when its time is up. Guarantees: every `run` settles exactly once; a refused or dropped
  * task never runs; `close()` refuses everything still waiting.
  */
 export interface AdmissionQueueOptions {
@@ -41,12 +41,13 @@ export interface AdmissionQueueOptions {
   /** The Retry-After of a refusal, in seconds (default 1). */
   retryAfterSeconds?: number;
   /**
-   * Refuse at once a task whose predicted wait exceeds maxWaitMs: the tasks that would start
-   * before it in fair turn, times the mean run time of recent tasks, divided by concurrency. For
-   * pools whose tasks cost about the same (password hashes), so that a refusal comes in a
-   * millisecond instead of after maxWaitMs. Default false.
+   * Refuse at once a task whose predicted wait exceeds this: the tasks that would start before
+   * it in fair turn, times the mean run time of recent tasks, divided by concurrency. For pools
+   * whose tasks cost about the same (password hashes), so that a refusal comes in a millisecond
+   * instead of after maxWaitMs; set below maxWaitMs, so that the deadline rarely has to refuse
+   * what the prediction admitted. Default: no prediction.
    */
-  predictWait?: boolean;
+  maxPredictedWaitMs?: number;
 }
 
 /** Who a task is for: the unit of fair share. */
@@ -127,7 +128,7 @@ export class AdmissionQueue {
       maxQueuedPerProject: options.maxQueued,
       maxQueuedPerCaller: options.maxQueued,
       maxWaitMs: 1000,
-      predictWait: false,
+      maxPredictedWaitMs: Infinity,
       maxRunningPerCaller: maxRunningPerProject,
       retryAfterSeconds: 1,
       ...options,
@@ -157,14 +158,7 @@ export class AdmissionQueue {
     if (this.queuedCount === 0 && this.canStart(ticket.project, callerKey)) {
       return this.execute(ticket.project, callerKey, task, 0);
     }
-    if (
-      this.queuedCount >= this.opts.maxQueued ||
-      (this.queuedByProject.get(ticket.project) ?? 0) >= this.opts.maxQueuedPerProject ||
-      (this.queuedByCaller.get(callerKey) ?? 0) >= this.opts.maxQueuedPerCaller ||
-      (this.opts.predictWait && this.predictedWaitMs(ticket.project, callerKey) > this.opts.maxWaitMs)
-    ) {
-      return Promise.reject(this.refusal());
-    }
+    if (!this.mayQueue(ticket.project, callerKey)) return Promise.reject(this.refusal());
     return new Promise<T>((resolve, reject) => {
       const entry: Waiting = {
         ticket,
@@ -188,6 +182,18 @@ export class AdmissionQueue {
     });
   }
 
+  /**
+   * Throws what `run` would refuse this ticket with right now (OverloadedError, or 503 while
+   * closed): a cheap check before the work that leads up to the task (reading the user a password
+   * is compared with), so that a refusal costs as little as possible. `run` still decides.
+   */
+  checkAdmission(ticket: Pick<AdmissionTicket, 'project' | 'caller'>): void {
+    if (this.closed) throw new UnavailableError(`The ${this.opts.name} pool is shutting down.`);
+    const callerKey = `${ticket.project}\u0000${ticket.caller}`;
+    if (this.queuedCount === 0 && this.canStart(ticket.project, callerKey)) return;
+    if (!this.mayQueue(ticket.project, callerKey)) throw this.refusal();
+  }
+
   /** Refuses every waiting task (shutdown past its deadline); running tasks finish. */
   close(): void {
     this.closed = true;
@@ -204,6 +210,16 @@ export class AdmissionQueue {
     return new OverloadedError(this.opts.retryAfterSeconds, `The server is busy (${this.opts.name}); try again shortly.`);
   }
 
+  /** Whether a task of this caller that cannot start now may wait: every bound has room for it. */
+  private mayQueue(project: string, callerKey: string): boolean {
+    return (
+      this.queuedCount < this.opts.maxQueued &&
+      (this.queuedByProject.get(project) ?? 0) < this.opts.maxQueuedPerProject &&
+      (this.queuedByCaller.get(callerKey) ?? 0) < this.opts.maxQueuedPerCaller &&
+      this.predictedWaitMs(project, callerKey) <= this.opts.maxPredictedWaitMs
+    );
+  }
+
   /**
    * How long a new task of this caller would wait: in fair turn, each other caller of its project
    * starts at most as many tasks before it as this caller has waiting plus one, and each other
@@ -211,7 +227,7 @@ export class AdmissionQueue {
    * later arrivals are ignored), meant to refuse early what the deadline would refuse late.
    */
   private predictedWaitMs(project: string, callerKey: string): number {
-    if (this.meanRunMs === undefined) return 0;
+    if (this.meanRunMs === undefined || this.opts.maxPredictedWaitMs === Infinity) return 0;
     const callers = this.waiting.get(project);
     const turn = (callers?.get(callerKey)?.length ?? 0) + 1;
     let inProject = turn;

@@ -41,6 +41,7 @@ describe('AdmissionQueue', () => {
     const first = gate(log, 'first');
     const running = q.run({ project: 'p', caller: 'u' }, first.task);
     const waiting = q.run({ project: 'p', caller: 'v' }, () => 'second');
+    expect(() => q.checkAdmission({ project: 'p', caller: 'w' })).toThrow(OverloadedError);
     const refused = q.run({ project: 'p', caller: 'w' }, () => 'third');
     await expect(refused).rejects.toBeInstanceOf(OverloadedError);
     const error = (await refused.catch((e: unknown) => e)) as PlinthError;
@@ -78,19 +79,19 @@ describe('AdmissionQueue', () => {
     expect(log).toEqual(['first', 'other']);
   });
 
-  describe('predictWait', () => {
+  describe('maxPredictedWaitMs', () => {
     beforeEach(() => jest.useFakeTimers());
     afterEach(() => jest.useRealTimers());
 
-    it('refuses at once a task predicted to wait past maxWaitMs, counting fair turns', async () => {
-      const q = new AdmissionQueue({ name: 'hashing', concurrency: 1, maxQueued: 20, maxWaitMs: 250, predictWait: true });
+    it('refuses at once a task predicted to wait longer, counting fair turns', async () => {
+      const q = new AdmissionQueue({ name: 'hashing', concurrency: 1, maxQueued: 20, maxWaitMs: 1000, maxPredictedWaitMs: 250 });
       // One finished task teaches the queue that a task runs for 100 ms.
       await q.run({ project: 'p', caller: 'u' }, () => jest.advanceTimersByTime(100));
       const log: string[] = [];
       const first = gate(log, 'first');
       const running = q.run({ project: 'p', caller: 'u' }, first.task);
       const queued = [1, 2].map((i) => q.run({ project: 'p', caller: 'u' }, () => `u${i}`));
-      // A third would start after 300 ms: refused now, not after 250 ms of waiting.
+      // A third would start after 300 ms: refused now, not after 1000 ms of waiting.
       await expect(q.run({ project: 'p', caller: 'u' }, () => 'u3')).rejects.toBeInstanceOf(OverloadedError);
       // Another project's task starts after one of them: 200 ms.
       const other = q.run({ project: 'other', caller: 'v' }, () => 'other');

@@ -8,7 +8,7 @@ export interface HashingLimits {
   concurrency: number;
   /** Hashes waiting at once; one project may hold three quarters of them. */
   maxQueued: number;
-  /** Longest wait for a hashing thread; a hash predicted to wait longer is refused at once. */
+  /** Longest wait for a hashing thread; a hash predicted to wait over half of it is refused at once. */
   maxWaitMs: number;
 }
 
@@ -42,7 +42,9 @@ export class PasswordHasher {
       maxQueued: limits.maxQueued,
       maxQueuedPerProject: Math.max(1, Math.floor((limits.maxQueued * 3) / 4)),
       maxWaitMs: limits.maxWaitMs,
-      predictWait: true,
+      // Predicted waits are refused at half the deadline: the deadline then seldom has to refuse
+      // (late) what the prediction let in when hashes slow down under load.
+      maxPredictedWaitMs: limits.maxWaitMs / 2,
     });
   }
 
@@ -58,6 +60,11 @@ export class PasswordHasher {
     const tooLong = Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES;
     const ok = await this.pool.run(who, () => bcrypt.compare(password, tooLong || hash === null ? this.dummy : hash));
     return ok && hash !== null && !tooLong;
+  }
+
+  /** Throws the 503 that a hash for `who` would be refused with now (a cheap early check). */
+  checkAdmission(who: Pick<HashTicket, 'project' | 'caller'>): void {
+    this.pool.checkAdmission(who);
   }
 
   /** Hashes running and waiting now. */

@@ -9,7 +9,7 @@ import { redeemOtp, requestOtp, signIn, signUp } from '../flows/sign-in';
 import { confirmVerification, forgotPassword, resetPassword, sendVerification } from '../flows/verification';
 import { accessTokenOf } from './guards';
 import type { RateLimits } from './rate-limits';
-import { anonymousRequester } from './requester';
+import { anonymousRequester, hashingAdmission } from './requester';
 
 const refreshTokenSchema = Joi.string().max(200).required();
 const linkTokenSchema = Joi.string().max(200).required();
@@ -31,13 +31,14 @@ const schemas = {
 export function clientRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
   const r = Router();
   const limits = rateLimits.endpoints;
+  const admitted = hashingAdmission(ctx.passwords);
 
-  r.post('/signup', ...limits.signup, async (req, res) => {
+  r.post('/signup', admitted, ...limits.signup, async (req, res) => {
     const body = validate(schemas.signup, req.body);
     res.status(201).json(await signUp(ctx, requestContext(res).project, body, anonymousRequester(req, res)));
   });
 
-  r.post('/signin', ...limits.signin, async (req, res) => {
+  r.post('/signin', admitted, ...limits.signin, async (req, res) => {
     const body = validate(schemas.signin, req.body);
     const { project } = requestContext(res);
     const by = anonymousRequester(req, res);
