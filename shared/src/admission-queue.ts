@@ -210,13 +210,17 @@ export class AdmissionQueue {
     return new OverloadedError(this.opts.retryAfterSeconds, `The server is busy (${this.opts.name}); try again shortly.`);
   }
 
-  /** Whether a task of this caller that cannot start now may wait: every bound has room for it. */
+  /**
+   * Whether a task of this caller that cannot start now may wait: every bound has room for it.
+   * While fewer tasks wait than there are slots, the prediction does not refuse: each of them
+   * starts at the next freed slot, and the pool never idles for want of waiting work.
+   */
   private mayQueue(project: string, callerKey: string): boolean {
     return (
       this.queuedCount < this.opts.maxQueued &&
       (this.queuedByProject.get(project) ?? 0) < this.opts.maxQueuedPerProject &&
       (this.queuedByCaller.get(callerKey) ?? 0) < this.opts.maxQueuedPerCaller &&
-      this.predictedWaitMs(project, callerKey) <= this.opts.maxPredictedWaitMs
+      (this.queuedCount < this.opts.concurrency || this.predictedWaitMs(project, callerKey) <= this.opts.maxPredictedWaitMs)
     );
   }
 

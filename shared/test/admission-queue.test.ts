@@ -99,6 +99,18 @@ describe('AdmissionQueue', () => {
       first.release();
       await expect(Promise.all([running, ...queued, other])).resolves.toEqual(['first', 'u1', 'u2', 'other']);
     });
+
+    it('lets as many tasks wait as there are slots even when one run is predicted to take longer', async () => {
+      const q = new AdmissionQueue({ name: 'hashing', concurrency: 2, maxQueued: 20, maxWaitMs: 10_000, maxPredictedWaitMs: 250 });
+      await q.run({ project: 'p', caller: 'u' }, () => jest.advanceTimersByTime(1000));
+      const log: string[] = [];
+      const running = [gate(log, 'a'), gate(log, 'b')];
+      const runs = running.map((g) => q.run({ project: 'p', caller: 'u' }, g.task));
+      const next = [1, 2].map((i) => q.run({ project: 'p', caller: 'u' }, () => `next${i}`));
+      await expect(q.run({ project: 'p', caller: 'u' }, () => 'third')).rejects.toBeInstanceOf(OverloadedError);
+      running.forEach((g) => g.release());
+      await expect(Promise.all([...runs, ...next])).resolves.toEqual(['a', 'b', 'next1', 'next2']);
+    });
   });
 
   it('gives a freed slot to the next caller in turn, not to the oldest burst', async () => {

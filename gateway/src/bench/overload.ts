@@ -22,7 +22,11 @@ interface Outcome {
   worker?: string;
 }
 
-/** One sign-in on a keep-alive connection of `agent`. */
+/**
+ * One sign-in. The spike sends each on a connection of its own, as many distinct clients would:
+ * the standalone primary hands each connection to the next worker, where a few keep-alive
+ * connections would tie the load to whichever worker they landed on.
+ */
 function signIn(agent: http.Agent, url: string, key: string, at: number): Promise<Outcome> {
   const body = JSON.stringify({ email: 'bench@example.com', password: PASSWORD });
   const started = performance.now();
@@ -115,7 +119,7 @@ export async function benchOverload(): Promise<string> {
     PLINTH_RATE_LIMIT_IP: '1000000000',
     PLINTH_RATE_LIMIT_EMAIL: '1000000000',
   });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   try {
     const created = await fetch(`${standalone.url}/v1/admin/projects`, {
       method: 'POST',
