@@ -15,8 +15,9 @@ import { OverloadedError, UnavailableError } from './errors';
  * Bounds: the queue holds at most `maxQueued` tasks (`maxQueuedPerProject` of one project,
  * `maxQueuedPerCaller` of one caller); a task waits at most `maxWaitMs` before it starts; a task
  * whose `signal` aborts while it waits is dropped before it starts. With `maxPredictedWaitMs`, a
- * task that would wait longer is refused when it arrives rather than when its time is up. Guarantees: every `run` settles exactly once; a refused or dropped
- * task never runs; `close()` refuses everything still waiting.
+ * task that would wait longer is refused when it arrives rather than when its time is up.
+ * Guarantees: every `run` settles exactly once; a refused or dropped task never runs; `close()`
+ * refuses everything still waiting.
  */
 export interface AdmissionQueueOptions {
   /** Names the pool in messages ("queries", "password hashing"). */
