@@ -18,8 +18,13 @@ export interface Standalone {
   services: BuiltService[];
   /** What a project deletion purges, in order (tests may add to it). */
   purges: ServicePurge[];
-  /** Closes the WebSocket connections (the first step of a shutdown: the server waits for them). */
+  /** Closes the WebSocket connections (the server's close waits for them). */
   closeConnections: () => Promise<void>;
+  /**
+   * The first step of a shutdown's drain: every service refuses (503) the work still queued for
+   * scarce capacity (password hashing) and the WebSocket connections close.
+   */
+  beginDrain: () => Promise<void>;
   /** Closes services, then the project store. */
   close: () => Promise<void>;
 }
@@ -102,6 +107,10 @@ export async function composeStandalone(
     services,
     purges,
     closeConnections: () => realtime.closeConnections(),
+    beginDrain: async () => {
+      for (const s of services) s.stopAdmission?.();
+      await realtime.closeConnections();
+    },
     close: async () => {
       gateway.deletion.close();
       for (const s of services) await s.close();

@@ -31,7 +31,7 @@ async function runSingle(config: StandaloneConfig, logger: Logger, admin: AdminK
   const { composeStandalone } = await import('./standalone-compose');
   const plinth = await composeStandalone({ ...config, PLINTH_ADMIN_KEY: admin.key }, process.env, logger);
   const demo = await ensureDemoProject(config.PLINTH_DATA_DIR, plinth.store, plinth.gateway.keys);
-  const served = await serve(plinth.gateway.app, { port: config.PORT, host: config.HOST, logger, beforeDrain: plinth.closeConnections, onShutdown: plinth.close });
+  const served = await serve(plinth.gateway.app, { port: config.PORT, host: config.HOST, logger, beforeDrain: plinth.beginDrain, onShutdown: plinth.close });
   served.server.on('upgrade', plinth.gateway.upgrade);
   installServeHandlers(served, await serveMetrics(config, plinth.gateway.metricsApp, logger), logger);
   printBanner(config, served.port, admin, demo, 1);
@@ -94,7 +94,7 @@ async function runWorker(config: StandaloneConfig, logger: Logger): Promise<void
       res.setHeader('X-Plinth-Worker', tag);
       app(req, res);
     },
-    { port: config.PORT, host: config.HOST, logger: workerLogger, beforeDrain: plinth.closeConnections, onShutdown: plinth.close },
+    { port: config.PORT, host: config.HOST, logger: workerLogger, beforeDrain: plinth.beginDrain, onShutdown: plinth.close },
   );
   served.server.on('upgrade', plinth.gateway.upgrade);
   // Each worker's own metrics, on the shared metrics port: a scrape reaches one worker.

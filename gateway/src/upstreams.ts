@@ -160,8 +160,14 @@ export function proxyUpstream(
         const target = sentTo.get(req);
         if (target) pool.succeeded(target);
       },
-      // The gateway read the body to sign it: send those bytes (the request stream has ended).
-      proxyReq: (proxyReq, req) => {
+      proxyReq: (proxyReq, req, res) => {
+        // A client that goes away before its answer takes the upstream request with it, so the
+        // service sees the disconnect and drops work still queued for it (a password hash).
+        // http-proxy does this only for a client that left mid-body; the gateway has read it.
+        res.once('close', () => {
+          if (!res.writableFinished) proxyReq.destroy();
+        });
+        // The gateway read the body to sign it: send those bytes (the request stream has ended).
         const body = readBodies.get(req);
         if (!body || body.length === 0) return;
         proxyReq.removeHeader('transfer-encoding');

@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Router } from 'express';
 import request from 'supertest';
-import { asProjectId, createLogger, createServiceApp, requestContext, requireSecretKey, signInternal } from '@plinth/shared';
+import { asProjectId, clientGoneSignal, createLogger, createServiceApp, requestContext, requireSecretKey, signInternal } from '@plinth/shared';
+import { waitFor } from '@plinth/shared/testing/wait-for';
 import { createGatewayApp } from '../src/app';
 import { generateKey } from '../src/keys';
 import { SqliteProjectStore } from '../src/store/sqlite-project-store';
@@ -10,6 +11,9 @@ import { inProcessUpstream, proxyUpstream, type Upstream } from '../src/upstream
 
 const logger = createLogger('test', 'silent');
 const SECRET = 'internal-secret-for-tests-0123456789abcdef';
+
+/** Requests the test service's `hold` route has seen, and how many of their clients went away. */
+const held = { arrived: 0, gone: 0 };
 
 /** A service built on the real chassis, with routes that exercise what the gateway must guarantee. */
 function testService() {
@@ -20,6 +24,10 @@ function testService() {
   routes.post('/v1/projects/:project/collections/secret-only', (req, res) => {
     requireSecretKey(res);
     res.status(201).json({ got: req.body });
+  });
+  routes.post('/v1/projects/:project/collections/hold', (_req, res) => {
+    held.arrived += 1;
+    clientGoneSignal(res).addEventListener('abort', () => (held.gone += 1));
   });
   routes.get('/v1/projects/:project/collections/boom', () => {
     throw new Error('database password is hunter2');
@@ -131,6 +139,25 @@ describe.each(transports)('gateway over the %s transport', (_name, makeUpstream)
       .send('{"a":');
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_request');
+  });
+
+  it('lets the service see a client that goes away before its answer (work queued for it is dropped)', async () => {
+    const gateway = await listen(app);
+    try {
+      const before = { ...held };
+      const client = http.request(`${gateway.url}/v1/projects/shop/collections/hold`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${pub.value}`, 'Content-Type': 'application/json' },
+      });
+      client.on('error', () => {}); // destroyed below, on purpose
+      client.end(JSON.stringify({ wait: true }));
+      await waitFor('the service to hold the request', () => held.arrived === before.arrived + 1);
+      client.destroy();
+      await waitFor('the service to see the client gone', () => held.gone === before.gone + 1);
+    } finally {
+      gateway.server.closeAllConnections();
+      await new Promise((r) => gateway.server.close(r));
+    }
   });
 
   it('answers 503 unavailable when a service cannot be reached', async () => {

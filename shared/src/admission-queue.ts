@@ -12,10 +12,12 @@ import { OverloadedError, UnavailableError } from './errors';
  * `maxRunningPerProject` / `maxRunningPerCaller` keep slots free for others even when one caller's
  * tasks arrive first and are long.
  *
- * Bounds: the queue holds at most `maxQueued` tasks (and `maxQueuedPerCaller` of one caller); a
- * task waits at most `maxWaitMs` before it starts; a task whose `signal` aborts while it waits is
- * dropped before it starts. Guarantees: every `run` settles exactly once; a refused or dropped
- * task never runs; `close()` refuses everything still waiting.
+ * Bounds: the queue holds at most `maxQueued` tasks (`maxQueuedPerProject` of one project,
+ * `maxQueuedPerCaller` of one caller); a task waits at most `maxWaitMs` before it starts; a task
+ * whose `signal` aborts while it waits is dropped before it starts. With `maxPredictedWaitMs`, a
+ * task that would wait longer is refused when it arrives rather than when its time is up.
+ * Guarantees: every `run` settles exactly once; a refused or dropped task never runs; `close()`
+ * refuses everything still waiting.
  */
 export interface AdmissionQueueOptions {
   /** Names the pool in messages ("queries", "password hashing"). */
@@ -24,6 +26,11 @@ export interface AdmissionQueueOptions {
   concurrency: number;
   /** Tasks waiting at once, over all callers. */
   maxQueued: number;
+  /**
+   * Tasks of one project waiting at once (default: maxQueued). Below maxQueued, it keeps room in
+   * the queue for other projects while one project floods it.
+   */
+  maxQueuedPerProject?: number;
   /** Tasks of one caller waiting at once (default: maxQueued). */
   maxQueuedPerCaller?: number;
   /** Longest wait before a task starts; past it the task is refused (default 1000 ms). */
@@ -34,6 +41,14 @@ export interface AdmissionQueueOptions {
   maxRunningPerCaller?: number;
   /** The Retry-After of a refusal, in seconds (default 1). */
   retryAfterSeconds?: number;
+  /**
+   * Refuse at once a task whose predicted wait exceeds this: the tasks that would start before
+   * it in fair turn, times the mean run time of recent tasks, divided by concurrency. For pools
+   * whose tasks cost about the same (password hashes), so that a refusal comes in a millisecond
+   * instead of after maxWaitMs; set below maxWaitMs, so that the deadline rarely has to refuse
+   * what the prediction admitted. Default: no prediction.
+   */
+  maxPredictedWaitMs?: number;
 }
 
 /** Who a task is for: the unit of fair share. */
@@ -101,6 +116,9 @@ export class AdmissionQueue {
   private readonly runningByProject = new Map<string, number>();
   private readonly runningByCaller = new Map<string, number>();
   private readonly queuedByCaller = new Map<string, number>();
+  private readonly queuedByProject = new Map<string, number>();
+  /** Moving mean of recent tasks' run time (ms); undefined until one has finished. */
+  private meanRunMs: number | undefined;
   private runningCount = 0;
   private queuedCount = 0;
   private closed = false;
@@ -108,8 +126,10 @@ export class AdmissionQueue {
   constructor(options: AdmissionQueueOptions) {
     const maxRunningPerProject = options.maxRunningPerProject ?? options.concurrency;
     this.opts = {
+      maxQueuedPerProject: options.maxQueued,
       maxQueuedPerCaller: options.maxQueued,
       maxWaitMs: 1000,
+      maxPredictedWaitMs: Infinity,
       maxRunningPerCaller: maxRunningPerProject,
       retryAfterSeconds: 1,
       ...options,
@@ -139,9 +159,7 @@ export class AdmissionQueue {
     if (this.queuedCount === 0 && this.canStart(ticket.project, callerKey)) {
       return this.execute(ticket.project, callerKey, task, 0);
     }
-    if (this.queuedCount >= this.opts.maxQueued || (this.queuedByCaller.get(callerKey) ?? 0) >= this.opts.maxQueuedPerCaller) {
-      return Promise.reject(this.refusal());
-    }
+    if (!this.mayQueue(ticket.project, callerKey)) return Promise.reject(this.refusal());
     return new Promise<T>((resolve, reject) => {
       const entry: Waiting = {
         ticket,
@@ -165,6 +183,18 @@ export class AdmissionQueue {
     });
   }
 
+  /**
+   * Throws what `run` would refuse this ticket with right now (OverloadedError, or 503 while
+   * closed): a cheap check before the work that leads up to the task (reading the user a password
+   * is compared with), so that a refusal costs as little as possible. `run` still decides.
+   */
+  checkAdmission(ticket: Pick<AdmissionTicket, 'project' | 'caller'>): void {
+    if (this.closed) throw new UnavailableError(`The ${this.opts.name} pool is shutting down.`);
+    const callerKey = `${ticket.project}\u0000${ticket.caller}`;
+    if (this.queuedCount === 0 && this.canStart(ticket.project, callerKey)) return;
+    if (!this.mayQueue(ticket.project, callerKey)) throw this.refusal();
+  }
+
   /** Refuses every waiting task (shutdown past its deadline); running tasks finish. */
   close(): void {
     this.closed = true;
@@ -181,6 +211,37 @@ export class AdmissionQueue {
     return new OverloadedError(this.opts.retryAfterSeconds, `The server is busy (${this.opts.name}); try again shortly.`);
   }
 
+  /**
+   * Whether a task of this caller that cannot start now may wait: every bound has room for it.
+   * While fewer tasks wait than there are slots, the prediction does not refuse: each of them
+   * starts at the next freed slot, and the pool never idles for want of waiting work.
+   */
+  private mayQueue(project: string, callerKey: string): boolean {
+    return (
+      this.queuedCount < this.opts.maxQueued &&
+      (this.queuedByProject.get(project) ?? 0) < this.opts.maxQueuedPerProject &&
+      (this.queuedByCaller.get(callerKey) ?? 0) < this.opts.maxQueuedPerCaller &&
+      (this.queuedCount < this.opts.concurrency || this.predictedWaitMs(project, callerKey) <= this.opts.maxPredictedWaitMs)
+    );
+  }
+
+  /**
+   * How long a new task of this caller would wait: in fair turn, each other caller of its project
+   * starts at most as many tasks before it as this caller has waiting plus one, and each other
+   * project at most as many as its own project starts before it. An estimate (running caps and
+   * later arrivals are ignored), meant to refuse early what the deadline would refuse late.
+   */
+  private predictedWaitMs(project: string, callerKey: string): number {
+    if (this.meanRunMs === undefined || this.opts.maxPredictedWaitMs === Infinity) return 0;
+    const callers = this.waiting.get(project);
+    const turn = (callers?.get(callerKey)?.length ?? 0) + 1;
+    let inProject = turn;
+    if (callers) for (const [key, list] of callers.items) if (key !== callerKey) inProject += Math.min(list.length, turn);
+    let ahead = inProject;
+    for (const p of this.waiting.items.keys()) if (p !== project) ahead += Math.min(this.queuedByProject.get(p) ?? 0, inProject);
+    return (ahead * this.meanRunMs) / this.opts.concurrency;
+  }
+
   private canStart(project: string, callerKey: string): boolean {
     return (
       this.runningCount < this.opts.concurrency &&
@@ -193,9 +254,12 @@ export class AdmissionQueue {
     this.runningCount += 1;
     bump(this.runningByProject, project, 1);
     bump(this.runningByCaller, callerKey, 1);
+    const started = performance.now();
     try {
       return await task({ waitedMs });
     } finally {
+      const ran = performance.now() - started;
+      this.meanRunMs = this.meanRunMs === undefined ? ran : this.meanRunMs + (ran - this.meanRunMs) / 8;
       this.runningCount -= 1;
       bump(this.runningByProject, project, -1);
       bump(this.runningByCaller, callerKey, -1);
@@ -213,6 +277,7 @@ export class AdmissionQueue {
     if (list) list.push(entry);
     else callers.add(callerKey, [entry]);
     this.queuedCount += 1;
+    bump(this.queuedByProject, project, 1);
     bump(this.queuedByCaller, callerKey, 1);
   }
 
@@ -247,6 +312,7 @@ export class AdmissionQueue {
     if (list.length === 0) callers.remove(callerKey);
     if (callers.items.size === 0) this.waiting.remove(entry.ticket.project);
     this.queuedCount -= 1;
+    bump(this.queuedByProject, entry.ticket.project, -1);
     bump(this.queuedByCaller, callerKey, -1);
     if (entry.timer) clearTimeout(entry.timer);
     if (entry.onAbort) entry.ticket.signal?.removeEventListener('abort', entry.onAbort);

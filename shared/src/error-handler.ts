@@ -69,7 +69,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const perr = toPlinthError(err);
     if (perr.status === 500) {
       logger.error({ err, req_id: req.headers['x-request-id'] }, 'request failed');
-    } else if (perr.status > 500) {
+    } else if (perr.status > 500 && perr.code !== 'overloaded') {
+      // A refusal at admission is the server protecting itself, not a fault: under a spike most
+      // answers are refusals, and a log line each would spend what the refusal saved.
       logger.warn({ err: err instanceof Error ? err.message : String(err), req_id: req.headers['x-request-id'] }, 'dependency unavailable');
     }
     if (res.headersSent) {

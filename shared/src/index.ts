@@ -34,3 +34,4 @@ export * from './predicate';
 export * from './event-bus';
 export * from './subscription';
 export * from './admission-queue';
+export * from './client-gone';

@@ -191,6 +191,12 @@ export interface BuiltService {
   app: Express;
   /** Closes stores, queues and connections. */
   close: () => Promise<void>;
+  /**
+   * The first step of a shutdown's drain (after the grace period): work still waiting for
+   * scarce capacity (an AdmissionQueue) is refused with 503 at once, and so is any asked for
+   * later; work already running finishes. Bounds the drain by the longest running task.
+   */
+  stopAdmission?: () => void;
   /** Deletes everything the service holds for a project (see ServiceAppOptions.purge). */
   purge?: (project: ProjectId) => Promise<void>;
 }

@@ -41,6 +41,7 @@ describe('AdmissionQueue', () => {
     const first = gate(log, 'first');
     const running = q.run({ project: 'p', caller: 'u' }, first.task);
     const waiting = q.run({ project: 'p', caller: 'v' }, () => 'second');
+    expect(() => q.checkAdmission({ project: 'p', caller: 'w' })).toThrow(OverloadedError);
     const refused = q.run({ project: 'p', caller: 'w' }, () => 'third');
     await expect(refused).rejects.toBeInstanceOf(OverloadedError);
     const error = (await refused.catch((e: unknown) => e)) as PlinthError;
@@ -62,6 +63,54 @@ describe('AdmissionQueue', () => {
     const other = q.run({ project: 'p', caller: 'light' }, () => 'light');
     first.release();
     await expect(Promise.all([running, heavy[0], heavy[1], other])).resolves.toEqual(['first', 'heavy1', 'heavy2', 'light']);
+  });
+
+  it("keeps room in the queue for another project while one project's share of it is full", async () => {
+    const q = new AdmissionQueue({ name: 'test', concurrency: 1, maxQueued: 4, maxQueuedPerProject: 2 });
+    const log: string[] = [];
+    const first = gate(log, 'first');
+    const running = q.run({ project: 'flood', caller: 'a' }, first.task);
+    const flood = [1, 2, 3].map((i) => q.run({ project: 'flood', caller: `c${i}` }, () => `flood${i}`));
+    await expect(flood[2]).rejects.toBeInstanceOf(OverloadedError);
+    const other = q.run({ project: 'other', caller: 'd' }, async () => (log.push('other'), 'other'));
+    first.release();
+    await expect(Promise.all([running, flood[0], flood[1], other])).resolves.toEqual(['first', 'flood1', 'flood2', 'other']);
+    // The other project's task ran second: projects take turns.
+    expect(log).toEqual(['first', 'other']);
+  });
+
+  describe('maxPredictedWaitMs', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('refuses at once a task predicted to wait longer, counting fair turns', async () => {
+      const q = new AdmissionQueue({ name: 'hashing', concurrency: 1, maxQueued: 20, maxWaitMs: 1000, maxPredictedWaitMs: 250 });
+      // One finished task teaches the queue that a task runs for 100 ms.
+      await q.run({ project: 'p', caller: 'u' }, () => jest.advanceTimersByTime(100));
+      const log: string[] = [];
+      const first = gate(log, 'first');
+      const running = q.run({ project: 'p', caller: 'u' }, first.task);
+      const queued = [1, 2].map((i) => q.run({ project: 'p', caller: 'u' }, () => `u${i}`));
+      // A third would start after 300 ms: refused now, not after 1000 ms of waiting.
+      await expect(q.run({ project: 'p', caller: 'u' }, () => 'u3')).rejects.toBeInstanceOf(OverloadedError);
+      // Another project's task starts after one of them: 200 ms.
+      const other = q.run({ project: 'other', caller: 'v' }, () => 'other');
+      expect(q.queued).toBe(3);
+      first.release();
+      await expect(Promise.all([running, ...queued, other])).resolves.toEqual(['first', 'u1', 'u2', 'other']);
+    });
+
+    it('lets as many tasks wait as there are slots even when one run is predicted to take longer', async () => {
+      const q = new AdmissionQueue({ name: 'hashing', concurrency: 2, maxQueued: 20, maxWaitMs: 10_000, maxPredictedWaitMs: 250 });
+      await q.run({ project: 'p', caller: 'u' }, () => jest.advanceTimersByTime(1000));
+      const log: string[] = [];
+      const running = [gate(log, 'a'), gate(log, 'b')];
+      const runs = running.map((g) => q.run({ project: 'p', caller: 'u' }, g.task));
+      const next = [1, 2].map((i) => q.run({ project: 'p', caller: 'u' }, () => `next${i}`));
+      await expect(q.run({ project: 'p', caller: 'u' }, () => 'third')).rejects.toBeInstanceOf(OverloadedError);
+      running.forEach((g) => g.release());
+      await expect(Promise.all([...runs, ...next])).resolves.toEqual(['a', 'b', 'next1', 'next2']);
+    });
   });
 
   it('gives a freed slot to the next caller in turn, not to the oldest burst', async () => {

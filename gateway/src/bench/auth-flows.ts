@@ -71,8 +71,13 @@ async function authLoads(workers: number): Promise<LoadResult[]> {
     await call(`${base}/auth/signup`, keys.public, 'POST', { email: 'bench@example.com', password: PASSWORD });
     const headers = { Authorization: `Bearer ${keys.public}`, 'Content-Type': 'application/json' };
 
+    // One client per hashing thread keeps every thread busy (a worker holding more connections
+    // queues at most as many as it has threads, which the pool always admits); more clients would
+    // only queue, and past the wait bound the pool refuses them (the overload bench).
+    const threads = workers * Math.max(2, Math.ceil(4 / workers));
     rows.push(
       await load(`${label}: sign-in (bcrypt cost 10)`, {
+        connections: threads,
         url: `${base}/auth/signin`,
         method: 'POST',
         headers,

@@ -1,4 +1,5 @@
 import { benchAuthFlows } from './auth-flows';
+import { benchOverload } from './overload';
 import { benchRealtime } from './realtime';
 import { benchRecords } from './records';
 
@@ -10,6 +11,7 @@ import { benchRecords } from './records';
 const SCENARIOS: Array<[string, () => Promise<string>]> = [
   ['records', benchRecords],
   ['auth-flows', benchAuthFlows],
+  ['overload', benchOverload],
   ['realtime', benchRealtime],
 ];
 

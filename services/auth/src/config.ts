@@ -15,6 +15,14 @@ export interface AuthConfig extends MailQueueConfig, NonceConfig {
   PLINTH_MONGO_COMMIT_TIMEOUT_MS: number;
   /** bcrypt cost factor (default 10, minimum 4). */
   PLINTH_BCRYPT_COST: number;
+  /** libuv's thread pool, where bcrypt runs (Node's own variable; default 4). */
+  UV_THREADPOOL_SIZE: number;
+  /** Password hashes running at once (default: UV_THREADPOOL_SIZE). */
+  PLINTH_HASH_CONCURRENCY?: number;
+  /** Password hashes waiting for a thread at once, per process (default 64; one project: 3/4). */
+  PLINTH_HASH_MAX_QUEUED: number;
+  /** Longest wait for a hashing thread (ms, default 1000); past it, 503 `overloaded`. */
+  PLINTH_HASH_MAX_WAIT_MS: number;
   /** Requests per IP per endpoint per 5 minutes on signin, signup, otp, forgot (refresh: 5×). */
   PLINTH_RATE_LIMIT_IP: number;
   /** Per 5 minutes: sign-ups per e-mail, code and reset requests per (IP, e-mail), sign-in failures per e-mail. */
@@ -38,6 +46,10 @@ export const authConfigSchema = Joi.object<AuthConfig>({
   MONGO_URL: commonConfig.mongoUrl,
   PLINTH_MONGO_COMMIT_TIMEOUT_MS: commonConfig.mongoCommitTimeoutMs,
   PLINTH_BCRYPT_COST: Joi.number().integer().min(4).max(15).default(10),
+  UV_THREADPOOL_SIZE: Joi.number().integer().min(1).max(1024).default(4),
+  PLINTH_HASH_CONCURRENCY: Joi.number().integer().min(1).max(1024),
+  PLINTH_HASH_MAX_QUEUED: Joi.number().integer().min(0).max(100_000).default(64),
+  PLINTH_HASH_MAX_WAIT_MS: Joi.number().integer().min(1).max(60_000).default(1000),
   PLINTH_RATE_LIMIT_IP: Joi.number().integer().min(1).default(30),
   PLINTH_RATE_LIMIT_EMAIL: Joi.number().integer().min(1).default(10),
   PLINTH_ISSUER: Joi.string().min(1).default('plinth'),

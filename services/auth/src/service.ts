@@ -65,6 +65,8 @@ export interface BuiltAuthService extends BuiltService {
   settings: SettingsReader;
   /** Resolves once the work routes started after answering (forgot, otp/request) has finished. */
   idle(): Promise<void>;
+  /** Password hashes running and waiting for a thread now. */
+  hashing(): { running: number; queued: number };
 }
 
 /** Wires the auth service's adapters from configuration. Used by main.ts and by standalone mode. */
@@ -105,7 +107,11 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     users,
     sessions,
     outbox,
-    passwords: new PasswordHasher(config.PLINTH_BCRYPT_COST),
+    passwords: new PasswordHasher(config.PLINTH_BCRYPT_COST, {
+      concurrency: config.PLINTH_HASH_CONCURRENCY ?? config.UV_THREADPOOL_SIZE,
+      maxQueued: config.PLINTH_HASH_MAX_QUEUED,
+      maxWaitMs: config.PLINTH_HASH_MAX_WAIT_MS,
+    }),
     keys,
     tokens: new AccessTokens(keys, config.PLINTH_ISSUER, clock),
     settings: new SettingsReader(users),
@@ -147,6 +153,8 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     purge: (project) => purgeProject(auth, project),
     settings: auth.settings,
     idle: () => background.idle(),
+    hashing: () => auth.passwords.load(),
+    stopAdmission: () => auth.passwords.close(),
     close: async () => {
       await background.idle();
       for (const close of closers) await close();

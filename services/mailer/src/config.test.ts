@@ -16,6 +16,7 @@ describe('mailer configuration', () => {
       PLINTH_MAIL_FROM: 'Plinth <no-reply@localhost>',
       PLINTH_PUBLIC_URL: 'http://localhost:8080',
       PLINTH_MAIL_CONCURRENCY: 4,
+      PLINTH_SMTP_TIMEOUT_MS: 30000,
       PLINTH_NONCE_PREFIX: 'plinth:internal:nonce:',
     });
   });

@@ -17,6 +17,12 @@ export interface MailerConfig extends MailQueueConfig, NonceConfig {
   PLINTH_MAIL_TEMPLATES_DIR?: string;
   /** Jobs this process delivers at once. */
   PLINTH_MAIL_CONCURRENCY: number;
+  /**
+   * Longest an SMTP server may take to accept the connection, to greet, or to answer any one
+   * command (ms): past it the attempt fails and is retried, so a hung server holds a delivery
+   * slot this long, not nodemailer's default 10 minutes.
+   */
+  PLINTH_SMTP_TIMEOUT_MS: number;
   /** Cluster: the auth service, asked for each project's `mail_from` and `redirect_url`. */
   AUTH_URL?: string;
 }
@@ -33,5 +39,6 @@ export const mailerConfigSchema = Joi.object<MailerConfig>({
   PLINTH_PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:8080'),
   PLINTH_MAIL_TEMPLATES_DIR: Joi.string(),
   PLINTH_MAIL_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
+  PLINTH_SMTP_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(30_000),
   AUTH_URL: commonConfig.urlList,
 });

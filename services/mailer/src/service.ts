@@ -25,7 +25,7 @@ import { createDeliveryHandler } from './worker/delivery-handler';
 
 /** SMTP when SMTP_URL is set; otherwise the dev mailbox, which the API can then read. */
 function createTransport(config: MailerConfig): { transport: Transport; mailbox: MailboxStore | null } {
-  if (config.SMTP_URL) return { transport: new SmtpTransport(config.SMTP_URL), mailbox: null };
+  if (config.SMTP_URL) return { transport: new SmtpTransport(config.SMTP_URL, config.PLINTH_SMTP_TIMEOUT_MS), mailbox: null };
   const mailbox = new SqliteMailboxStore(mailerDatabaseFile(config.PLINTH_DATA_DIR));
   return { transport: new MailboxTransport(mailbox), mailbox };
 }

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { asProjectId, type MailJob, type MailQueue } from '@plinth/shared';
 import { testMailJob } from '@plinth/shared/testing/mail-job';
 import { waitFor } from '@plinth/shared/testing/wait-for';
@@ -99,6 +100,30 @@ describe('mailer faults over real SMTP, jobs through BullMQ (real Redis)', () =>
     // Retrying a job that is no longer a dead letter is a 404.
     const again = await asGateway(app, project).post(`/v1/projects/acme/mail/failed/${job.id}/retry`).expect(404);
     expect(again.body).toMatchObject({ error: 'not_found' });
+  });
+
+  it('gives up on a server that accepts the connection but never answers, after PLINTH_SMTP_TIMEOUT_MS, and dead-letters the job', async () => {
+    // Accepts and holds every connection without a greeting: a hung server, not a refusing one.
+    const held: net.Socket[] = [];
+    const silent = net.createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      ({ queue, dispose: disposeQueue } = uniqueBullQueue({ attempts: 2, backoffMs: 20 }));
+      const port = (silent.address() as net.AddressInfo).port;
+      mailer = await startMailer({ REDIS_URL, SMTP_URL: `smtp://127.0.0.1:${port}`, PLINTH_SMTP_TIMEOUT_MS: '300' }, { queue });
+      const job = verifyJob('hung@example.com');
+      await queue.enqueue(job);
+      const app = mailer.service.app;
+      const failed = await waitFor('the dead letter', async () => {
+        const res = await asGateway(app, project).get('/v1/projects/acme/mail/failed').expect(200);
+        return res.body.jobs.length === 1 ? res.body : undefined;
+      });
+      expect(failed.jobs[0]).toMatchObject({ id: job.id, attempts: 2, error: expect.stringMatching(/greeting|timeout/i) });
+      expect(held.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('keeps dead letters behind the secret key', async () => {

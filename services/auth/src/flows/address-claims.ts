@@ -1,6 +1,6 @@
 import { ForbiddenError, type ProjectId } from '@plinth/shared';
 import type { OneTimeToken, OneTimeTokenKind, UserPatch, UserRecord } from '../store/user-store';
-import type { AuthContext } from './auth-context';
+import { hashTicket, type AuthContext, type Requester } from './auth-context';
 import { userFromAccessToken } from './sessions';
 
 /** The one-time tokens of a pending e-mail change: the link to the new address and the cancel link to the old one. */
@@ -60,6 +60,7 @@ export async function holdsAccount(
   user: UserRecord,
   proof: HolderProof,
   taken: OneTimeToken,
+  by: Requester,
 ): Promise<boolean> {
   if (proof.password === undefined && proof.accessToken === undefined) return false;
   try {
@@ -67,7 +68,7 @@ export async function holdsAccount(
       const { user: holder } = await userFromAccessToken(ctx, project, proof.accessToken);
       if (holder.id !== user.id) throw new ForbiddenError(NOT_THE_HOLDER);
     }
-    if (proof.password !== undefined && !(await ctx.passwords.verify(proof.password, user.password_hash))) {
+    if (proof.password !== undefined && !(await ctx.passwords.verify(proof.password, user.password_hash, hashTicket(project, by)))) {
       throw new ForbiddenError(NOT_THE_HOLDER);
     }
     return true;

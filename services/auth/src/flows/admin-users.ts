@@ -2,7 +2,7 @@ import { NotFoundError, type JsonValue, type ProjectId, type User } from '@plint
 import { toPublicUser } from '../domain/public-user';
 import type { UserPatch, UserRecord } from '../store/user-store';
 import { endEverySession } from './address-claims';
-import type { AuthContext } from './auth-context';
+import { hashTicket, type AuthContext, type Requester } from './auth-context';
 import { newUserRecord } from '../domain/new-user';
 
 export interface AdminUserCreate {
@@ -38,11 +38,11 @@ export async function listUsers(
 }
 
 /** Creates a user as the project's admin. Taken e-mail → 409. */
-export async function createUser(ctx: AuthContext, project: ProjectId, input: AdminUserCreate): Promise<User> {
+export async function createUser(ctx: AuthContext, project: ProjectId, input: AdminUserCreate, by: Requester): Promise<User> {
   const user = newUserRecord(
     input.email,
     {
-      password_hash: input.password === undefined ? null : await ctx.passwords.hash(input.password),
+      password_hash: input.password === undefined ? null : await ctx.passwords.hash(input.password, hashTicket(project, by)),
       display_name: input.display_name ?? null,
       email_verified: input.email_verified ?? false,
     },

@@ -1,6 +1,6 @@
 import { newId, type ProjectId } from '@plinth/shared';
 import type { Clock } from '../clock';
-import type { PasswordHasher } from '../domain/passwords';
+import type { HashTicket, PasswordHasher } from '../domain/passwords';
 import type { MailJob, MailKind, MailOutbox } from '../mail/mail-outbox';
 import type { SessionStore } from '../store/session-store';
 import type { UserStore } from '../store/user-store';
@@ -21,6 +21,21 @@ export interface AuthContext {
   clock: Clock;
   /** Work started after a route answered (see background.ts). */
   background: BackgroundWork;
+}
+
+/**
+ * Who asked, for the fair shares of the hashing pool: a caller key (`ip:<address>` for an
+ * anonymous client, `user:<id>` for a signed-in one, `secret-key` for the project's own server)
+ * and the signal that fires when the client goes away (its hash is then dropped unstarted).
+ */
+export interface Requester {
+  caller: string;
+  signal?: AbortSignal;
+}
+
+/** The hashing pool's ticket of a request to `project`. */
+export function hashTicket(project: ProjectId, by: Requester): HashTicket {
+  return { project, caller: by.caller, signal: by.signal };
 }
 
 /** Enqueues a mail job for the mailer. */

@@ -4,7 +4,7 @@ import { newLinkToken, sha256 } from '../domain/secrets';
 import { invalidFields } from '../domain/validation';
 import type { UserRecord } from '../store/user-store';
 import { cancelPendingEmailChange, giveToAddressOwner, holdsAccount, PENDING_EMAIL_CHANGE, type HolderProof } from './address-claims';
-import { sendMail, type AuthContext } from './auth-context';
+import { sendMail, type AuthContext, type Requester } from './auth-context';
 import { requireRecentProof, type SignedIn } from './recent-proof';
 import { checkProof } from './proof';
 import { INVALID_LINK, mailSlot, sendLink, VERIFY_LINK_TTL_MS, type AddressConfirmed } from './verification';
@@ -21,9 +21,10 @@ export async function requestEmailChange(
   project: ProjectId,
   caller: SignedIn,
   input: { new_email: string; password?: string },
+  by: Requester,
 ): Promise<void> {
   const { user } = caller;
-  if (user.password_hash !== null) await checkProof(ctx, project, user, { password: input.password ?? '' });
+  if (user.password_hash !== null) await checkProof(ctx, project, user, { password: input.password ?? '' }, by);
   else await requireRecentProof(ctx, project, caller);
   if (input.new_email === user.email) throw invalidFields([{ field: 'new_email', message: 'is already the e-mail of this account' }]);
   if (await ctx.users.getUserByEmail(project, input.new_email)) {
@@ -51,7 +52,13 @@ export async function requestEmailChange(
  * every earlier session ends. Bad token, or the session that asked for the change has ended
  * since → 400; the address taken meanwhile → 409; a proof that fails → 403 and the link stays usable.
  */
-export async function confirmEmailChange(ctx: AuthContext, project: ProjectId, token: string, proof: HolderProof = {}): Promise<AddressConfirmed> {
+export async function confirmEmailChange(
+  ctx: AuthContext,
+  project: ProjectId,
+  token: string,
+  proof: HolderProof,
+  by: Requester,
+): Promise<AddressConfirmed> {
   const now = ctx.clock();
   const taken = await ctx.users.takeOneTimeToken(project, 'email-change', sha256(token), now);
   const before = taken?.email ? await ctx.users.getUser(project, taken.user_id) : null;
@@ -61,7 +68,7 @@ export async function confirmEmailChange(ctx: AuthContext, project: ProjectId, t
   const patch = { email: taken.email, email_verified: true };
   let user: UserRecord | null;
   let tookOver = false;
-  if (await holdsAccount(ctx, project, before, proof, taken)) {
+  if (await holdsAccount(ctx, project, before, proof, taken, by)) {
     user = await ctx.users.updateUser(project, before.id, patch);
     await ctx.users.deleteOneTimeTokens(project, before.id, ['reset', 'verify', ...PENDING_EMAIL_CHANGE]);
   } else {

@@ -1,5 +1,5 @@
 import { ReauthenticationRequiredError, type ProjectId, type Session } from '@plinth/shared';
-import type { AuthContext } from './auth-context';
+import type { AuthContext, Requester } from './auth-context';
 import { checkProof, type Proof } from './proof';
 import { startSession, type SignedIn } from './sessions';
 
@@ -23,8 +23,8 @@ export async function requireRecentProof(ctx: AuthContext, project: ProjectId, c
  * Proves the signed-in user again (current password, or a fresh sign-in code): the session is
  * replaced by a new one signed in now, which counts as recent proof for the window. Wrong proof → 403.
  */
-export async function reauthenticate(ctx: AuthContext, project: ProjectId, caller: SignedIn, proof: Proof): Promise<Session> {
-  await checkProof(ctx, project, caller.user, proof);
+export async function reauthenticate(ctx: AuthContext, project: ProjectId, caller: SignedIn, proof: Proof, by: Requester): Promise<Session> {
+  await checkProof(ctx, project, caller.user, proof, by);
   await ctx.sessions.revoke(project, caller.sid, ctx.clock());
   return startSession(ctx, project, caller.user);
 }

@@ -3,7 +3,7 @@ import { toPublicUser } from '../domain/public-user';
 import { invalidFields } from '../domain/validation';
 import type { UserRecord } from '../store/user-store';
 import { endEverySession } from './address-claims';
-import type { AuthContext } from './auth-context';
+import { hashTicket, type AuthContext, type Requester } from './auth-context';
 import { checkProof, type Proof } from './proof';
 import { requireRecentProof } from './recent-proof';
 import { startSession, type SignedIn } from './sessions';
@@ -22,12 +22,13 @@ export async function changePassword(
   project: ProjectId,
   caller: SignedIn,
   input: { current_password?: string; new_password: string },
+  by: Requester,
 ): Promise<Session> {
   const { user } = caller;
   if (user.password_hash === null && input.current_password === undefined) await requireRecentProof(ctx, project, caller);
   else if (input.current_password === undefined) throw invalidFields([{ field: 'current_password', message: 'is required' }]);
-  else await checkProof(ctx, project, user, { password: input.current_password });
-  const updated = await ctx.users.updateUser(project, user.id, { password_hash: await ctx.passwords.hash(input.new_password) });
+  else await checkProof(ctx, project, user, { password: input.current_password }, by);
+  const updated = await ctx.users.updateUser(project, user.id, { password_hash: await ctx.passwords.hash(input.new_password, hashTicket(project, by)) });
   if (!updated) throw new UnauthorizedError('The user token is invalid, expired or revoked.');
   await afterPasswordChange(ctx, project, updated);
   return startSession(ctx, project, updated);
@@ -49,8 +50,8 @@ export async function updateProfile(
  * every session ends and the identity goes, freeing the e-mail. Records the user created stay:
  * they belong to the app, which decides (docs/auth.md "Deleting an account").
  */
-export async function deleteOwnAccount(ctx: AuthContext, project: ProjectId, user: UserRecord, proof: Proof): Promise<void> {
-  await checkProof(ctx, project, user, proof);
+export async function deleteOwnAccount(ctx: AuthContext, project: ProjectId, user: UserRecord, proof: Proof, by: Requester): Promise<void> {
+  await checkProof(ctx, project, user, proof, by);
   await endEverySession(ctx, project, user.id);
   await ctx.users.deleteUser(project, user.id);
 }

@@ -2,7 +2,7 @@ import { ConflictError, UnauthorizedError, type ProjectId, type Session } from '
 import { newOtpCode, otpHash } from '../domain/secrets';
 import { newUserRecord } from '../domain/new-user';
 import { giveToAddressOwner } from './address-claims';
-import { sendMail, type AuthContext } from './auth-context';
+import { hashTicket, sendMail, type AuthContext, type Requester } from './auth-context';
 import { startSession } from './sessions';
 import { sendVerification } from './verification';
 import type { UserRecord } from '../store/user-store';
@@ -35,17 +35,18 @@ export async function signUp(
   ctx: AuthContext,
   project: ProjectId,
   input: { email: string; password: string; display_name?: string },
+  by: Requester,
 ): Promise<Session> {
   const settings = await ctx.settings.get(project);
   let user = newUserRecord(
     input.email,
-    { password_hash: await ctx.passwords.hash(input.password), display_name: input.display_name ?? null },
+    { password_hash: await ctx.passwords.hash(input.password, hashTicket(project, by)), display_name: input.display_name ?? null },
     ctx.clock(),
   );
   try {
     await ctx.users.createUser(project, user);
   } catch (err) {
-    const unfinished = err instanceof ConflictError ? await unfinishedSignUp(ctx, project, input) : null;
+    const unfinished = err instanceof ConflictError ? await unfinishedSignUp(ctx, project, input, by) : null;
     if (!unfinished) throw err;
     user = unfinished;
   }
@@ -58,16 +59,20 @@ async function unfinishedSignUp(
   ctx: AuthContext,
   project: ProjectId,
   input: { email: string; password: string },
+  by: Requester,
 ): Promise<UserRecord | null> {
   const existing = await ctx.users.getUserByEmail(project, input.email);
   if (!existing || existing.status !== 'active' || existing.last_sign_in_at !== null || !existing.password_hash) return null;
-  return (await ctx.passwords.verify(input.password, existing.password_hash)) ? existing : null;
+  return (await ctx.passwords.verify(input.password, existing.password_hash, hashTicket(project, by))) ? existing : null;
 }
 
-/** Sign-in with a password. Wrong password, unknown e-mail, no password, disabled → the same 401. */
-export async function signIn(ctx: AuthContext, project: ProjectId, input: { email: string; password: string }): Promise<Session> {
+/**
+ * Sign-in with a password. Wrong password, unknown e-mail, no password, disabled → the same 401.
+ * No hashing thread free in time → 503 `overloaded` (before the comparison, whatever the e-mail).
+ */
+export async function signIn(ctx: AuthContext, project: ProjectId, input: { email: string; password: string }, by: Requester): Promise<Session> {
   const user = await ctx.users.getUserByEmail(project, input.email);
-  const ok = await ctx.passwords.verify(input.password, user?.password_hash ?? null);
+  const ok = await ctx.passwords.verify(input.password, user?.password_hash ?? null, hashTicket(project, by));
   if (!ok || !user || user.status !== 'active') throw new UnauthorizedError(BAD_CREDENTIALS);
   return startSession(ctx, project, user);
 }

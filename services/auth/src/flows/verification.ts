@@ -4,7 +4,7 @@ import { invalidFields } from '../domain/validation';
 import { newLinkToken, sha256 } from '../domain/secrets';
 import { mailSlotKey, type OneTimeTokenKind, type UserRecord } from '../store/user-store';
 import { giveToAddressOwner, holdsAccount, PENDING_EMAIL_CHANGE, type HolderProof } from './address-claims';
-import { sendMail, type AuthContext } from './auth-context';
+import { hashTicket, sendMail, type AuthContext, type Requester } from './auth-context';
 
 export const VERIFY_LINK_TTL_MS = 24 * 3600_000;
 export const RESET_LINK_TTL_MS = 3600_000;
@@ -72,12 +72,18 @@ export interface AddressConfirmed {
  * already verified is refused (400), as are invalid, expired or used tokens; a proof that fails
  * → 403 and the link stays usable.
  */
-export async function confirmVerification(ctx: AuthContext, project: ProjectId, token: string, proof: HolderProof = {}): Promise<AddressConfirmed> {
+export async function confirmVerification(
+  ctx: AuthContext,
+  project: ProjectId,
+  token: string,
+  proof: HolderProof,
+  by: Requester,
+): Promise<AddressConfirmed> {
   const taken = await ctx.users.takeOneTimeToken(project, 'verify', sha256(token), ctx.clock());
   const user = taken ? await ctx.users.getUser(project, taken.user_id) : null;
   if (!taken || !user) throw invalidFields([{ field: 'token', message: INVALID_LINK }]);
   if (user.email_verified) throw invalidFields([{ field: 'token', message: 'belongs to an address that is already verified' }]);
-  if (await holdsAccount(ctx, project, user, proof, taken)) {
+  if (await holdsAccount(ctx, project, user, proof, taken, by)) {
     const verified = (await ctx.users.updateUser(project, user.id, { email_verified: true })) ?? user;
     await ctx.users.deleteOneTimeTokens(project, user.id, ['verify']);
     return { user: toPublicUser(verified), took_over: false };
@@ -115,10 +121,10 @@ export async function afterPasswordChange(ctx: AuthContext, project: ProjectId, 
 }
 
 /** Sets a new password from a reset token; older reset links, the live code and every session end. Bad token → 400. */
-export async function resetPassword(ctx: AuthContext, project: ProjectId, token: string, password: string): Promise<void> {
+export async function resetPassword(ctx: AuthContext, project: ProjectId, token: string, password: string, by: Requester): Promise<void> {
   const userId = await ctx.users.consumeOneTimeToken(project, 'reset', sha256(token), ctx.clock());
   // The link reached the mailbox, so it also proves the address.
-  const patch = userId ? { password_hash: await ctx.passwords.hash(password), email_verified: true } : null;
+  const patch = userId ? { password_hash: await ctx.passwords.hash(password, hashTicket(project, by)), email_verified: true } : null;
   const user = userId && patch ? await ctx.users.updateUser(project, userId, patch) : null;
   if (!user) throw invalidFields([{ field: 'token', message: INVALID_LINK }]);
   await afterPasswordChange(ctx, project, user);

@@ -2,10 +2,11 @@ import { Router, type Response } from 'express';
 import { PlinthError, requestContext, type ProjectId } from '@plinth/shared';
 import { ACTION_PAGE_CSP, renderActionPage, type ActionView } from '../domain/action-page';
 import { MAX_PASSWORD_BYTES } from '../domain/validation';
-import type { AuthContext } from '../flows/auth-context';
+import type { AuthContext, Requester } from '../flows/auth-context';
 import { cancelEmailChange, confirmEmailChange } from '../flows/email-change';
 import { confirmVerification, resetPassword, type AddressConfirmed } from '../flows/verification';
 import type { RateLimits } from './rate-limits';
+import { anonymousRequester } from './requester';
 
 const EXPIRED = 'This link is invalid, expired or already used. Ask for a new one from the app.';
 
@@ -48,18 +49,25 @@ function refusedProof(type: string, token: string): ActionView {
   return type === 'verify' ? { kind: 'verify-form', token, error } : { kind: 'email-change-form', token, error };
 }
 
-async function perform(ctx: AuthContext, project: ProjectId, type: string, token: string, body: { [k: string]: unknown }): Promise<[number, ActionView]> {
+async function perform(
+  ctx: AuthContext,
+  project: ProjectId,
+  type: string,
+  token: string,
+  body: { [k: string]: unknown },
+  by: Requester,
+): Promise<[number, ActionView]> {
   const password = str(body.password);
   try {
     // An empty password field means no proof (the page's field is optional); an overlong one is
     // a wrong proof, cut to a length that can only fail.
     const proof = { password: password === '' ? undefined : password.slice(0, 1025) };
     if (type === 'verify') {
-      const done = await confirmVerification(ctx, project, token, proof);
+      const done = await confirmVerification(ctx, project, token, proof, by);
       return [200, { kind: 'done', title: 'E-mail address confirmed', message: confirmedMessage('Your e-mail address is confirmed.', done) }];
     }
     if (type === 'email-change') {
-      const done = await confirmEmailChange(ctx, project, token, proof);
+      const done = await confirmEmailChange(ctx, project, token, proof, by);
       return [200, { kind: 'done', title: 'E-mail address changed', message: confirmedMessage(`Your account now uses ${done.user.email}.`, done) }];
     }
     if (type === 'email-change-cancel') {
@@ -69,7 +77,7 @@ async function perform(ctx: AuthContext, project: ProjectId, type: string, token
     const bytes = Buffer.byteLength(password, 'utf8');
     if (password !== str(body.confirm)) return [400, { kind: 'reset-form', token, error: 'The two passwords differ. Type the same password twice.' }];
     if (bytes < 8 || bytes > MAX_PASSWORD_BYTES) return [400, { kind: 'reset-form', token, error: 'The password must be 8 to 72 bytes long.' }];
-    await resetPassword(ctx, project, token, password);
+    await resetPassword(ctx, project, token, password, by);
     return [200, { kind: 'done', title: 'Password changed', message: 'Your new password is set, and every session was signed out. Sign in with the new password.' }];
   } catch (err) {
     if (err instanceof PlinthError && err.code === 'forbidden') return [403, refusedProof(type, token)];
@@ -118,7 +126,7 @@ export function actionRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
       send(res, 400, project, { kind: 'failed', title: 'Link not valid', message: EXPIRED });
       return;
     }
-    const [status, view] = await perform(ctx, project, type, token, body);
+    const [status, view] = await perform(ctx, project, type, token, body, anonymousRequester(req, res));
     send(res, status, project, view);
   });
 

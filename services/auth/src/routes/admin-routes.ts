@@ -6,6 +6,7 @@ import { displayNameSchema, emailSchema, passwordSchema, photoUrlSchema, validat
 import type { AuthContext } from '../flows/auth-context';
 import * as admin from '../flows/admin-users';
 import { sendResetTo } from '../flows/verification';
+import { secretKeyRequester } from './requester';
 
 const MAX_METADATA_BYTES = 16 * 1024;
 
@@ -59,7 +60,7 @@ export function adminRoutes(ctx: AuthContext): Router {
 
   r.post('/users', async (req, res) => {
     const body = validate(schemas.create, req.body);
-    res.status(201).json({ user: await admin.createUser(ctx, requestContext(res).project, body) });
+    res.status(201).json({ user: await admin.createUser(ctx, requestContext(res).project, body, secretKeyRequester(res)) });
   });
 
   r.get('/users/:id', async (req, res) => {

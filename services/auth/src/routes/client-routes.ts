@@ -10,6 +10,7 @@ import { redeemOtp, requestOtp, signIn, signUp } from '../flows/sign-in';
 import { confirmVerification, forgotPassword, resetPassword, sendVerification } from '../flows/verification';
 import { accessTokenOf } from './guards';
 import { clientAddress, type RateLimits } from './rate-limits';
+import { anonymousRequester, hashingAdmission } from './requester';
 
 const refreshTokenSchema = Joi.string().max(200).required();
 const linkTokenSchema = Joi.string().max(200).required();
@@ -32,16 +33,18 @@ const schemas = {
 export function clientRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
   const r = Router();
   const limits = rateLimits.endpoints;
+  const admitted = hashingAdmission(ctx.passwords);
 
-  r.post('/signup', ...limits.signup, async (req, res) => {
+  r.post('/signup', admitted, ...limits.signup, async (req, res) => {
     const body = validate(schemas.signup, req.body);
-    res.status(201).json(await signUp(ctx, requestContext(res).project, body));
+    res.status(201).json(await signUp(ctx, requestContext(res).project, body, anonymousRequester(req, res)));
   });
 
-  r.post('/signin', ...limits.signin, async (req, res) => {
+  r.post('/signin', admitted, ...limits.signin, async (req, res) => {
     const body = validate(schemas.signin, req.body);
     const { project } = requestContext(res);
-    res.json(await rateLimits.signInFailures.guard(project, body.email, () => signIn(ctx, project, body)));
+    const by = anonymousRequester(req, res);
+    res.json(await rateLimits.signInFailures.guard(project, body.email, () => signIn(ctx, project, body, by)));
   });
 
   r.post('/otp/request', ...limits['otp-request'], async (req, res) => {
@@ -90,7 +93,7 @@ export function clientRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
 
   r.post('/verify/confirm', ...limits.account, async (req, res) => {
     const { token, password } = validate(schemas.confirm, req.body);
-    const { user } = await confirmVerification(ctx, requestContext(res).project, token, { password, accessToken: accessTokenOf(req) });
+    const { user } = await confirmVerification(ctx, requestContext(res).project, token, { password, accessToken: accessTokenOf(req) }, anonymousRequester(req, res));
     res.json({ verified: true, user });
   });
 
@@ -104,7 +107,7 @@ export function clientRoutes(ctx: AuthContext, rateLimits: RateLimits): Router {
 
   r.post('/password/reset', async (req, res) => {
     const { token, password } = validate(schemas.reset, req.body);
-    await resetPassword(ctx, requestContext(res).project, token, password);
+    await resetPassword(ctx, requestContext(res).project, token, password, anonymousRequester(req, res));
     res.json({ reset: true });
   });
 

@@ -11,6 +11,7 @@ import { userFromAccessToken, type SignedIn } from '../flows/sessions';
 import type { UserRecord } from '../store/user-store';
 import { accessTokenOf } from './guards';
 import { clientAddress, type RateLimits } from './rate-limits';
+import { anonymousRequester, userRequester } from './requester';
 
 /** A password as presented (not as set): any string up to 1024 characters; over 72 bytes never matches. */
 const presentedPassword = Joi.string().max(1024);
@@ -51,27 +52,27 @@ export function selfServiceRoutes(ctx: AuthContext, rateLimits: RateLimits): Rou
     const { project } = requestContext(res);
     const caller = await me(req, project);
     const proof = validate(schemas.proof, req.body);
-    res.json(await proving(req, project, caller.user, proof, () => reauthenticate(ctx, project, caller, proof)));
+    res.json(await proving(req, project, caller.user, proof, () => reauthenticate(ctx, project, caller, proof, userRequester(caller.user.id, res))));
   });
 
   r.post('/password/change', ...limited, async (req, res) => {
     const { project } = requestContext(res);
     const caller = await me(req, project);
     const body = validate(schemas.password, req.body);
-    res.json(await proving(req, project, caller.user, {}, () => changePassword(ctx, project, caller, body)));
+    res.json(await proving(req, project, caller.user, {}, () => changePassword(ctx, project, caller, body, userRequester(caller.user.id, res))));
   });
 
   r.post('/email/change', ...limited, async (req, res) => {
     const { project } = requestContext(res);
     const caller = await me(req, project);
     const body = validate(schemas.email, req.body);
-    await proving(req, project, caller.user, {}, () => requestEmailChange(ctx, project, caller, body));
+    await proving(req, project, caller.user, {}, () => requestEmailChange(ctx, project, caller, body, userRequester(caller.user.id, res)));
     res.json({ sent: true });
   });
 
   r.post('/email/confirm', ...limited, async (req, res) => {
     const { token, password } = validate(schemas.confirm, req.body);
-    const { user } = await confirmEmailChange(ctx, requestContext(res).project, token, { password, accessToken: accessTokenOf(req) });
+    const { user } = await confirmEmailChange(ctx, requestContext(res).project, token, { password, accessToken: accessTokenOf(req) }, anonymousRequester(req, res));
     res.json({ changed: true, user });
   });
 
@@ -92,7 +93,7 @@ export function selfServiceRoutes(ctx: AuthContext, rateLimits: RateLimits): Rou
     const { project } = requestContext(res);
     const { user } = await me(req, project);
     const proof = validate(schemas.proof, req.body);
-    await proving(req, project, user, proof, () => deleteOwnAccount(ctx, project, user, proof));
+    await proving(req, project, user, proof, () => deleteOwnAccount(ctx, project, user, proof, userRequester(user.id, res)));
     res.json({ deleted: true });
   });
 

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -67,6 +69,7 @@ export class AuthTestService {
   readonly passwordsSent = new Set<string>();
   private readonly keys = new Map<string, ProjectKeys>();
   private projects = 0;
+  private server: http.Server | null = null;
 
   private constructor(
     readonly service: BuiltAuthService,
@@ -148,6 +151,21 @@ export class AuthTestService {
     return id;
   }
 
+  /** The gateway on a real port of 127.0.0.1 (for tests that need a connection they can cut). */
+  async listen(): Promise<string> {
+    this.server ??= await new Promise<http.Server>((resolve) => {
+      const server = http.createServer(this.gateway).listen(0, '127.0.0.1', () => resolve(server));
+    });
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** The public key of a test project. */
+  publicKey(project: string): string {
+    const keys = this.keys.get(project);
+    if (!keys) throw new Error(`unknown test project ${project}`);
+    return keys.publicKey;
+  }
+
   advance(ms: number): void {
     this.clock.now += ms;
   }
@@ -212,6 +230,10 @@ export class AuthTestService {
   }
 
   async close(): Promise<void> {
+    if (this.server) {
+      this.server.closeAllConnections();
+      await new Promise((resolve) => this.server!.close(resolve));
+    }
     await this.service.close();
     await this.projectStore.close();
     fs.rmSync(this.dir, { recursive: true, force: true });

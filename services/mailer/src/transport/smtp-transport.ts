@@ -21,11 +21,12 @@ export class SmtpTransport implements Transport {
   readonly name = 'smtp' as const;
   private readonly transporter;
 
-  constructor(smtpUrl: string) {
-    this.transporter = loadNodemailer().createTransport(smtpUrl, {
-      disableFileAccess: true,
-      disableUrlAccess: true,
-    });
+  /** `timeoutMs` bounds the connect, the greeting and each wait for an answer of one attempt. */
+  constructor(smtpUrl: string, timeoutMs: number) {
+    this.transporter = loadNodemailer().createTransport(
+      { url: smtpUrl, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs },
+      { disableFileAccess: true, disableUrlAccess: true },
+    );
   }
 
   async send(job: MailJob, mail: RenderedMail): Promise<void> {
