@@ -124,7 +124,7 @@ describe('plinth types', () => {
     expect(tsc.output).toMatch(/^wrong\.ts\(8,\d+\): error TS2561: .*'titel' does not exist .*Did you mean to write 'title'\?/);
   });
 
-  it('refuses a stray argument with exit code 2, and needs the secret key', async () => {
+  it('refuses a stray argument with exit code 2, needs the secret key, and says when it cannot write', async () => {
     const stray = await cli(['types', 'out.ts']);
     expect(stray.code).toBe(2);
     expect(stray.err).toBe('plinth: unexpected argument "out.ts": the file is given with --out FILE (see `plinth types --help`)\n');
@@ -132,5 +132,7 @@ describe('plinth types', () => {
     expect(keyless.code).toBe(2);
     expect(keyless.err).toContain(`no secret key for project "${t.project.id}"`);
     expect(keyless.out).toBe('');
+    const nowhere = path.join(dir, 'missing-dir', 'plinth-types.ts');
+    expect(await cli(['types', '--out', nowhere])).toEqual({ code: 1, out: '', err: `plinth: cannot write ${nowhere}: ENOENT\n` });
   });
 });

@@ -8,7 +8,7 @@
  * version; it holds no date, so regenerating an unchanged project rewrites the same bytes.
  */
 import fs from 'node:fs';
-import { UsageError, type CliIo, type Connection } from '../client';
+import { CliError, UsageError, type CliIo, type Connection } from '../client';
 import type { Flags } from '../flags';
 
 /** A field definition as `GET /collections` lists it; `type` may be one this CLI predates. */
@@ -97,7 +97,11 @@ export async function typesCommand(args: string[], flags: Flags, conn: Connectio
   const r = await conn.ok<{ collections: LiveCollection[] }>('GET', conn.projectPath('/collections'), { key: conn.requireSecretKey() });
   const text = renderTypes(conn.project, r.collections);
   if (flags.out && flags.out !== '-') {
-    fs.writeFileSync(flags.out, text);
+    try {
+      fs.writeFileSync(flags.out, text);
+    } catch (e) {
+      throw new CliError(`cannot write ${flags.out}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
     io.err.write(`wrote the types of ${r.collections.length} collection(s) of project "${conn.project}" to ${flags.out}\n`);
   } else {
     io.out.write(text);
