@@ -12,10 +12,11 @@ import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
 
 const ROOT = path.resolve(__dirname, '../..');
 const TSC = require.resolve('typescript/bin/tsc');
-const SDK = path.join(ROOT, 'clients/js/src/index.ts');
+const SDK = path.join(ROOT, 'clients/js/src');
 
 /** An app as a user writes it against the generated types. */
 const APP = `import { createClient } from '@plinth/client';
+import { createRecordsClient } from '@plinth/client/records';
 import type { Collections } from './plinth-types';
 
 const plinth = createClient<Collections>({ url: 'http://localhost:8080', project: 'demo', key: 'pk_x' });
@@ -30,12 +31,15 @@ export async function main(): Promise<string> {
   const due: string | undefined = task.due;
   const page = await tasks.where('priority', '>=', 1).orderBy('due', 'desc').get();
   const notes = await plinth.collection('todo_items').update('id', { body: null });
-  return [title, version, done, due, page.records[0]?.estimate, notes.body].join();
+  const server = createRecordsClient<Collections>({ url: 'http://localhost:8080', project: 'demo', key: 'sk_x' });
+  const more = await server.collection('tasks').where('tags', 'array-contains', 'docs').get();
+  return [title, version, done, due, page.records[0]?.estimate, notes.body, more.records[0]?.title].join();
 }
 `;
 
-/** The same app with one field name misspelt. */
+/** The same app with one field name misspelt, and with one collection name misspelt. */
 const WRONG_FIELD = APP.replace("{ title: 'write docs',", "{ titel: 'write docs',");
+const WRONG_COLLECTION = APP.replace("collection('todo_items')", "collection('todo_item')");
 
 describe('plinth types', () => {
   let t: TestPlinth;
@@ -85,7 +89,7 @@ describe('plinth types', () => {
       moduleResolution: 'bundler',
       lib: ['ES2022', 'DOM'],
       types: [],
-      paths: { '@plinth/client': [SDK] },
+      paths: { '@plinth/client': [`${SDK}/index.ts`], '@plinth/client/records': [`${SDK}/records.ts`] },
     };
     fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: Object.keys(apps) }));
     return new Promise((resolve) => {
@@ -95,7 +99,7 @@ describe('plinth types', () => {
     });
   }
 
-  it('writes types an app compiles against, and a misspelt field does not compile', async () => {
+  it('writes types an app compiles against, and a misspelt field or collection does not compile', async () => {
     await createCollection('tasks', {
       title: { type: 'text', required: true },
       done: { type: 'boolean' },
@@ -117,11 +121,16 @@ describe('plinth types', () => {
     // stdout without --out: the same text
     expect((await cli(['types'])).out).toBe(text);
 
-    // right.ts compiles (no error names it); wrong.ts fails once, on the misspelt field
-    const tsc = await compile({ 'right.ts': APP, 'wrong.ts': WRONG_FIELD }, file);
+    // right.ts compiles (no error names it); wrong-field.ts fails once, on the field; wrong-collection.ts on the name
+    const tsc = await compile({ 'right.ts': APP, 'wrong-field.ts': WRONG_FIELD, 'wrong-collection.ts': WRONG_COLLECTION }, file);
     expect(tsc.code).not.toBe(0);
-    expect(tsc.output.match(/error TS/g)).toHaveLength(1);
-    expect(tsc.output).toMatch(/^wrong\.ts\(8,\d+\): error TS2561: .*'titel' does not exist .*Did you mean to write 'title'\?/);
+    const errors = tsc.output.split('\n').filter((line) => /error TS/.test(line));
+    const of = (app: string) => errors.filter((line) => line.startsWith(`${app}(`));
+    expect(of('right.ts')).toEqual([]);
+    expect(of('wrong-field.ts')).toHaveLength(1);
+    expect(of('wrong-field.ts')[0]).toMatch(/^wrong-field\.ts\(9,\d+\): error TS2561: .*'titel' does not exist .*Did you mean to write 'title'\?/);
+    expect(of('wrong-collection.ts')[0]).toMatch(/^wrong-collection\.ts\(16,\d+\): error TS2769: No overload matches this call/);
+    expect(tsc.output).toContain(`Argument of type '"todo_item"' is not assignable to parameter of type 'keyof Collections'.`);
   });
 
   it('refuses a stray argument with exit code 2, needs the secret key, and says when it cannot write', async () => {
