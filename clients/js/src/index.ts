@@ -11,6 +11,7 @@ import { Auth } from './auth/auth';
 import { SessionManager } from './auth/session-manager';
 import { Collection } from './records/collection';
 import type { RecordsContext } from './records/context';
+import type { CollectionAccessor, UntypedCollections } from './records/typed';
 import { memoryStorage, type SessionStorage } from './storage';
 import { Transport, type TransportOptions } from './transport';
 
@@ -32,17 +33,19 @@ export interface ClientOptions extends TransportOptions {
   multiTab?: boolean;
 }
 
-export interface PlinthClient {
+/** `C`: the collections' record types by name, as `plinth types` writes them (`Collections`). */
+export interface PlinthClient<C extends object = UntypedCollections> {
   readonly auth: Auth;
   /** The records of a collection; calls carry the signed-in user's token. */
-  collection<T extends object = Record<string, unknown>>(name: string): Collection<T>;
+  readonly collection: CollectionAccessor<C>;
   /** Stops timers and channels (a server process or a test ends with it). */
   close(): void;
   /** @internal */
   readonly records: RecordsContext;
 }
 
-export function createClient(opts: ClientOptions): PlinthClient {
+/** `createClient<Collections>(…)` types `collection(name)` by the map `plinth types` generated. */
+export function createClient<C extends object = UntypedCollections>(opts: ClientOptions): PlinthClient<C> {
   const transport = new Transport(opts);
   const sessions = new SessionManager(transport, {
     storage: opts.storage ?? memoryStorage(),
@@ -60,7 +63,7 @@ export function createClient(opts: ClientOptions): PlinthClient {
   return {
     auth: new Auth(transport, sessions),
     records,
-    collection: (name) => new Collection(records, name),
+    collection: ((name: string) => new Collection(records, name)) as CollectionAccessor<C>,
     close: () => {
       for (const c of records.closers.splice(0)) c();
     },
@@ -75,5 +78,6 @@ export type { CreateOptions, VersionOptions } from './records/collection';
 export { Query, type QuerySpec } from './records/query';
 export type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './records/realtime-types';
 export type { Condition, Direction, Page, PlinthRecord, RecordData, SystemFields, TokenSource, WhereOp } from './records/types';
+export type { CollectionAccessor, CollectionName, TypedCollection, UntypedCollections, UserFields } from './records/typed';
 export { ConflictError, PlinthError, isNetworkError, type PlinthErrorCode } from './errors';
 export type { CallOptions, TransportOptions } from './transport';

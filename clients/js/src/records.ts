@@ -4,6 +4,7 @@
  */
 import { Collection } from './records/collection';
 import type { RecordsContext } from './records/context';
+import type { CollectionAccessor, UntypedCollections } from './records/typed';
 import type { TokenSource } from './records/types';
 import { Transport, type TransportOptions } from './transport';
 
@@ -12,21 +13,22 @@ export interface RecordsClientOptions extends TransportOptions {
   token?: string | TokenSource;
 }
 
-export interface RecordsClient {
-  collection<T extends object = Record<string, unknown>>(name: string): Collection<T>;
+/** `C`: the collections' record types by name, as `plinth types` writes them (`Collections`). */
+export interface RecordsClient<C extends object = UntypedCollections> {
+  readonly collection: CollectionAccessor<C>;
   /** Closes what realtime opened, if anything. */
   close(): void;
   /** @internal */
   readonly records: RecordsContext;
 }
 
-export function createRecordsClient(opts: RecordsClientOptions): RecordsClient {
+export function createRecordsClient<C extends object = UntypedCollections>(opts: RecordsClientOptions): RecordsClient<C> {
   const t = opts.token;
   const token: TokenSource = typeof t === 'function' ? t : async () => t ?? null;
   const records: RecordsContext = { transport: new Transport(opts), token, closers: [] };
   return {
     records,
-    collection: (name) => new Collection(records, name),
+    collection: ((name: string) => new Collection(records, name)) as CollectionAccessor<C>,
     close: () => {
       for (const c of records.closers.splice(0)) c();
     },
@@ -38,5 +40,6 @@ export type { CreateOptions, VersionOptions } from './records/collection';
 export { Query, type QuerySpec } from './records/query';
 export type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './records/realtime-types';
 export type { Condition, Direction, Page, PlinthRecord, RecordData, SystemFields, TokenSource, WhereOp } from './records/types';
+export type { CollectionAccessor, CollectionName, TypedCollection, UntypedCollections, UserFields } from './records/typed';
 export { ConflictError, PlinthError, isNetworkError, type PlinthErrorCode } from './errors';
 export type { CallOptions, TransportOptions } from './transport';

@@ -1,6 +1,6 @@
 /**
  * `plinth …`: the command-line client of a Plinth gateway (operator API, collections, records,
- * users, schema as code, doctor). Wrong usage exits 2 with one line; a failed call exits 1.
+ * users, schema as code, types, doctor). Wrong usage exits 2 with one line; a failed call exits 1.
  * Imports nothing outside src/cli, so it can be packed and run on its own (npm run pack:cli).
  */
 import fs from 'node:fs';
@@ -12,6 +12,7 @@ import { collectionsCommand } from './commands/collections';
 import { doctorCommand } from './commands/doctor';
 import { recordsCommand } from './commands/records';
 import { applyCommand, pullCommand } from './commands/schema';
+import { typesCommand } from './commands/types';
 import { usersCommand } from './commands/users';
 import { OPTIONS, type Flags } from './flags';
 import { COMMANDS, MAIN, commandHelp } from './usage';
@@ -28,6 +29,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   users: usersCommand,
   apply: applyCommand,
   pull: pullCommand,
+  types: typesCommand,
   doctor: (args, _flags, conn, io) => doctorCommand(args, conn, io),
 };
 

@@ -18,6 +18,7 @@ Commands:
   users        list, disable, enable, send a password reset      (secret key)
   apply        make the project's collections match a schema file (secret key)
   pull         write a schema file from the live project          (secret key)
+  types        TypeScript types of the collections, for the SDK   (secret key)
   doctor       check the server, the keys and the configuration
   help         this text, or \`plinth help <command>\`
 
@@ -77,6 +78,12 @@ changes and makes none. Needs the project's secret key.
   plinth pull [plinth.schema.json | -]
 Writes the live project's collections (fields and rules) to the file, or to stdout with "-".
 Needs the project's secret key.
+`,
+  types: `Usage:
+  plinth types [--out FILE]
+Writes TypeScript types of the live project's collections (to stdout, or to FILE): one interface
+per collection with its system and user fields (optional unless required), and a Collections
+map for \`createClient<Collections>(…)\` of @plinth/client. Needs the project's secret key.
 `,
   doctor: `Usage:
   plinth doctor
