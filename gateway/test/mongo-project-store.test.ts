@@ -60,7 +60,10 @@ describe('MongoProjectStore on the stand-in: forced interleavings', () => {
     const mdb = createMingoDb();
     await mdb.collection('gateway_api_keys').createIndex({ hash: 1 }, { name: 'hash_unique' });
     await new MongoProjectStore(mdb).init();
-    const ix = (await mdb.collection('gateway_api_keys').listIndexes().toArray()).find((i) => i.name === 'hash_unique');
+    // Built beside the old one under its other name (`~2`), then the old one dropped.
+    const names = (await mdb.collection('gateway_api_keys').listIndexes().toArray()).map((i) => i.name as string);
+    expect(names).not.toContain('hash_unique');
+    const ix = (await mdb.collection('gateway_api_keys').listIndexes().toArray()).find((i) => i.name === 'hash_unique~2');
     expect(ix?.unique).toBe(true);
   });
 

@@ -80,9 +80,10 @@ describe('collection changes converge to the stored revision', () => {
     await store.createCollection(P, TASKS);
     const r2 = { ...TASKS, revision: 2, fields: { ...TASKS.fields, note: { type: 'text' as const, indexed: true } } };
     const r3 = { ...r2, revision: 3, fields: { ...r2.fields, title: { type: 'text' as const, unique: true } } };
-    // Request 2 saves, then stalls in its index sync (after its 7 index builds before saving);
-    // request 3 saves and syncs; request 2 resumes with revision 2 in hand.
-    const held = holdNext(db, 'createIndex', RECORDS, wantedIndexes(r2).length + 1);
+    // Request 2 saves, then stalls in its index sync, as it lists the indexes to drop (its third
+    // listing: one to make room, one to build before saving); request 3 saves and syncs;
+    // request 2 resumes with revision 2 in hand.
+    const held = holdNext(db, 'listIndexes', RECORDS, 3);
     const first = store.updateCollection(P, { next: r2, expectedRevision: 1, removedFields: [] });
     await held.reached;
     expect(await store.updateCollection(P, { next: r3, expectedRevision: 2, removedFields: [] })).toBe(true);

@@ -8,6 +8,7 @@ import { asProjectId, ConflictError, type Collection, type Predicate, type Recor
 import { matchesPredicate } from '../src/rules';
 import type { KeysetPosition, RecordQuery, RecordStore, SortDirection } from '../src/store/record-store';
 import { splitRecord } from '../src/store/record-shape';
+import { describeRecordStoreEdges } from './record-store-edges.contract';
 
 const P = asProjectId('proj-a');
 const OTHER = asProjectId('proj-b');
@@ -498,4 +499,5 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
       await expect(store.ping()).resolves.toBeUndefined();
     });
   });
+  describeRecordStoreEdges(makeStore);
 }

@@ -32,8 +32,10 @@ import { FakeCursor, type Sort } from './mingo-cursor';
 import { SERVER_QUERY_OPTIONS, serverFilter } from './mingo-filter';
 import { Query, find as mingoFind, update as mingoUpdate } from 'mingo';
 import { FakeSession, MingoControl, registerControl, type FaultOp } from './mingo-faults';
+import { admitIndex, requireIndexedPlan, runIndexBuild, type BuildOptions } from './mingo-server';
 
 export { callCount, holdNext, injectFault, stallCommits, transientError, type FaultOp, type FaultSpec } from './mingo-faults';
+export { MAX_INDEXES_PER_COLLECTION, nextQuorumStall, noTableScan, setReplicaSet } from './mingo-server';
 
 type Doc = Document & { _id?: unknown };
 type Filter = Document;
@@ -42,14 +44,18 @@ interface IndexSpec {
   name: string;
   key: { [field: string]: 1 | -1 | string };
   unique: boolean;
+  sparse?: boolean;
   partialFilterExpression?: Filter;
   expireAfterSeconds?: number;
 }
-interface IndexOptions {
+interface IndexOptions extends BuildOptions {
   unique?: boolean;
+  sparse?: boolean;
   name?: string;
   partialFilterExpression?: Filter;
   expireAfterSeconds?: number;
+  /** Set by createIndexes: the build was aborted (maxTimeMS) while this call was held. */
+  signal?: { aborted: boolean };
 }
 
 function sessionOf(opts: { session?: unknown } | undefined): FakeSession | undefined {
@@ -137,6 +143,7 @@ export class FakeCollection {
   }
 
   private matching(filter: Filter, docs: Doc[] = this.docs): Doc[] {
+    requireIndexedPlan(this.control, this.collectionName, filter, this.indexes);
     const q = new Query(serverFilter(filter), SERVER_QUERY_OPTIONS);
     return docs.filter((d) => q.test(utf8Ordered(d) as Doc));
   }
@@ -179,44 +186,49 @@ export class FakeCollection {
   }
 
   async createIndex(key: IndexSpec['key'], opts: IndexOptions & WriteOptions = {}): Promise<string> {
+    if (!opts.signal) {
+      // Every build is one createIndexes command: it waits for its commit quorum.
+      const [name] = await this.createIndexes([{ key, ...opts }], opts);
+      return name as string;
+    }
     const session = await this.enter('createIndex', opts);
+    if (opts.signal?.aborted) throw new Error('mingo-db: index build aborted');
     const name = opts.name ?? Object.entries(key).map(([k, v]) => `${k}_${v}`).join('_');
     const spec: IndexSpec = {
       name,
       key,
       unique: opts.unique ?? false,
+      ...(opts.sparse ? { sparse: true } : {}),
       ...(opts.partialFilterExpression ? { partialFilterExpression: opts.partialFilterExpression } : {}),
       ...(opts.expireAfterSeconds !== undefined ? { expireAfterSeconds: opts.expireAfterSeconds } : {}),
     };
-    const options = (s: IndexSpec) => JSON.stringify([s.unique, s.partialFilterExpression ?? null, s.expireAfterSeconds ?? null]);
-    const sameKey = (s: IndexSpec) => JSON.stringify(Object.entries(s.key)) === JSON.stringify(Object.entries(key));
-    const byName = this.indexes.find((i) => i.name === name);
-    if (byName) {
-      if (sameKey(byName) && options(byName) === options(spec)) return name;
-      throw new MongoServerError({
-        message: `An existing index has the same name as the requested index but different key or options: ${name}`,
-        code: 86,
-        codeName: 'IndexKeySpecsConflict',
-      });
-    }
-    const byKey = this.indexes.find((i) => sameKey(i) && !(opts.partialFilterExpression || i.partialFilterExpression));
-    if (byKey) {
-      throw new MongoServerError({
-        message: `Index already exists with a different name: ${byKey.name}`,
-        code: 85,
-        codeName: 'IndexOptionsConflict',
-      });
-    }
+    if (admitIndex(this.collectionName, this.indexes, spec) === 'exists') return name;
     // Like MongoDB, building a unique index over existing duplicates fails with E11000.
     if (spec.unique) this.checkExisting(spec);
     this.journal(session);
     this.indexes.push(spec);
     return name;
   }
-  async createIndexes(specs: Array<{ key: IndexSpec['key'] } & IndexOptions>, opts: WriteOptions = {}): Promise<string[]> {
-    const names: string[] = [];
-    for (const s of specs) names.push(await this.createIndex(s.key, { ...s, ...opts }));
-    return names;
+  /** One build of every spec: bounded by `maxTimeMS`, committed at its commit quorum (mingo-server.ts). */
+  async createIndexes(specs: Array<{ key: IndexSpec['key'] } & IndexOptions>, opts: WriteOptions & BuildOptions = {}): Promise<string[]> {
+    const added: string[] = [];
+    const { maxTimeMS, commitQuorum, ...write } = opts;
+    return runIndexBuild(
+      this.control,
+      { maxTimeMS, commitQuorum },
+      async (signal) => {
+        const names: string[] = [];
+        for (const { key, ...s } of specs) {
+          const existed = this.indexes.some((i) => i.name === s.name);
+          names.push(await this.createIndex(key, { ...s, ...write, signal }));
+          if (!existed) added.push(names[names.length - 1] as string);
+        }
+        return names;
+      },
+      () => {
+        this.indexes = this.indexes.filter((i) => !added.includes(i.name));
+      },
+    );
   }
   async dropIndex(name: string, opts: WriteOptions = {}): Promise<void> {
     const session = await this.enter('dropIndex', opts);
@@ -231,8 +243,13 @@ export class FakeCollection {
   }
   /** Like listIndexes().toArray(): each index with its options. */
   listIndexes(): { toArray(): Promise<Document[]> } {
-    const all = [{ v: 2, key: { _id: 1 }, name: '_id_' }, ...this.indexes.map((i) => ({ v: 2, ...i, unique: i.unique || undefined }))];
-    return { toArray: async () => all.map((i) => JSON.parse(JSON.stringify(i)) as Document) };
+    return {
+      toArray: async () => {
+        await this.enter('listIndexes');
+        const all = [{ v: 2, key: { _id: 1 }, name: '_id_' }, ...this.indexes.map((i) => ({ v: 2, ...i, unique: i.unique || undefined }))];
+        return all.map((i) => JSON.parse(JSON.stringify(i)) as Document);
+      },
+    };
   }
 
   async insertOne(doc: Doc, opts: WriteOptions = {}): Promise<{ acknowledged: true; insertedId: unknown }> {
@@ -264,6 +281,7 @@ export class FakeCollection {
   find(filter: Filter = {}, opts: FindOptions = {}): FakeCursor {
     const c = new FakeCursor(async (maxTimeMS) => {
       const session = await this.enter('find', { ...opts, maxTimeMS: maxTimeMS ?? opts.maxTimeMS });
+      requireIndexedPlan(this.control, this.collectionName, filter, this.indexes);
       return this.visible(session);
     }, filter);
     if (opts.sort) c.sort(opts.sort);
@@ -382,8 +400,8 @@ export function createMingoDb(): Db {
       if (!c) collections.set(name, (c = new FakeCollection(name, control)));
       return c;
     },
-    listCollections(filter: { name?: string } = {}) {
-      const names = [...collections.entries()].filter(([n, c]) => c.exists() && (filter.name === undefined || filter.name === n)).map(([n]) => n);
+    listCollections(filter: Document = {}) {
+      const names = [...collections.entries()].filter(([n, c]) => c.exists() && new Query(filter).test({ name: n })).map(([n]) => n);
       return { toArray: async () => names.map((name) => ({ name, type: 'collection' })) };
     },
     async command(cmd: Document): Promise<Document> {

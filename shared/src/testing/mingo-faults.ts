@@ -23,6 +23,7 @@ export type FaultOp =
   | 'dropIndex'
   | 'drop'
   | 'find'
+  | 'listIndexes'
   | 'commitTransaction';
 
 export interface FaultSpec {
@@ -254,7 +255,7 @@ export function registerControl(db: object, control: MingoControl): void {
   controls.set(db, control);
 }
 
-function controlOf(db: Db): MingoControl {
+export function controlOf(db: Db): MingoControl {
   const c = controls.get(db);
   if (!c) throw new Error('mingo-db: not a database made by createMingoDb()');
   return c;

@@ -11,6 +11,12 @@ export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'integer', '
 /** Types a store can compare, sort and index. */
 export const ORDERABLE_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp'];
 export const MAX_FIELDS = 100;
+/**
+ * Fields that may be `indexed` or `unique` in one collection, on every store alike. MongoDB holds
+ * at most 64 indexes per collection; each such field takes up to 3 (docs/records.md, "Indexes"),
+ * beside `_id_` and two for `created_at`/`updated_at`: 20 fields take 63.
+ */
+export const MAX_INDEXED_FIELDS = 20;
 const RULE_NAMES = ['read', 'create', 'update', 'delete'] as const;
 const FIELD_OPTIONS = ['required', 'unique', 'indexed'] as const;
 
@@ -85,7 +91,23 @@ export function parseFields(v: unknown): Fields {
   if (Object.keys(fields).length > MAX_FIELDS) {
     throw new InvalidRequestError(`A collection has at most ${MAX_FIELDS} fields.`, { field: 'fields' });
   }
+  checkIndexedFields(fields);
   return fields;
+}
+
+const indexedCount = (fields: Fields): number => Object.values(fields).filter((d) => d.indexed || d.unique).length;
+
+/**
+ * 400 when `fields` has more than MAX_INDEXED_FIELDS indexed or unique fields. A change to a
+ * collection already past it (made before the limit) is refused only when it adds to them.
+ */
+function checkIndexedFields(fields: Fields, current?: Fields): void {
+  const n = indexedCount(fields);
+  if (n <= MAX_INDEXED_FIELDS || (current && n <= indexedCount(current))) return;
+  throw new InvalidRequestError(
+    `A collection has at most ${MAX_INDEXED_FIELDS} fields that are indexed or unique (this definition has ${n}): each takes up to 3 of MongoDB's 64 indexes per collection.`,
+    { field: 'fields', limit: MAX_INDEXED_FIELDS, indexed_fields: n },
+  );
 }
 
 /** Rules as given: each of read/create/update/delete a string; with `allowNull`, null removes one. */
@@ -141,5 +163,6 @@ export function mergeFields(current: Fields, v: unknown): FieldsChange {
   if (Object.keys(fields).length > MAX_FIELDS) {
     throw new InvalidRequestError(`A collection has at most ${MAX_FIELDS} fields.`, { field: 'fields' });
   }
+  checkIndexedFields(fields, current);
   return { fields, removed };
 }

@@ -3,7 +3,7 @@
  * a declared user field, every operator one of the ten, and every value of the field's type, so
  * a value like `{"$ne": null}` or a `$`-prefixed field name is a 400 and never widens a query.
  */
-import { InvalidRequestError, type Collection, type ComparisonOp, type FieldType, type JsonValue, type Predicate } from '@plinth/shared';
+import { hasLoneSurrogate, InvalidRequestError, type Collection, type ComparisonOp, type FieldType, type JsonValue, type Predicate } from '@plinth/shared';
 import { fieldTypeOf } from '../store/record-shape';
 import { coerceValue } from './field-values';
 import { ORDERABLE_TYPES } from './collection-definition';
@@ -78,6 +78,8 @@ export function parseWhere(collection: Collection, raw: unknown): Predicate {
     throw bad('"where" is not valid JSON.', {});
   }
   if (!Array.isArray(parsed)) throw bad('"where" must be a JSON array of [field, operator, value] conditions.', {});
+  // Never stored (storable-json.ts); MongoDB would compare U+FFFD in its place.
+  if (hasLoneSurrogate(parsed)) throw bad('"where" has a string that is not valid Unicode (a lone UTF-16 surrogate).', {});
   if (parsed.length > MAX_CONDITIONS) throw bad(`"where" has at most ${MAX_CONDITIONS} conditions.`, {});
   const conditions = parsed.map((c, i) => parseCondition(collection, c, i));
   return conditions.length === 0 ? true : conditions.length === 1 ? (conditions[0] as Predicate) : { and: conditions };

@@ -12,9 +12,21 @@
  *   as the revision, and cleared only after their values are gone, so a crash in between is
  *   finished by the next change; a record that loses a value gets a new version.
  */
-import { ConflictError, isMongoIndexConflict, loadMongodb, type Collection, type ProjectId } from '@plinth/shared';
-import type { Db, IndexDescription, MongoServerError, WriteConcernSettings } from 'mongodb';
+import {
+  ConflictError,
+  dropMongoIndex,
+  ensureMongoIndexes,
+  indexFamily,
+  loadMongodb,
+  PlinthError,
+  UnavailableError,
+  type Collection,
+  type ProjectId,
+  type WantedIndex,
+} from '@plinth/shared';
+import type { Db, MongoServerError, WriteConcernSettings } from 'mongodb';
 import { fieldPath, type RecordDocument } from './mongo-filter';
+import { uniqueConflict } from '../unique-conflict';
 
 export const COLLECTIONS = 'plinth_collections';
 
@@ -39,21 +51,20 @@ export function isDuplicateKey(err: unknown): err is MongoServerError {
   return err instanceof loadMongodb().MongoServerError && err.code === 11000;
 }
 
+/** The user field of the unique index a duplicate-key error names, if it is one. */
+export function reportedField(err: MongoServerError): string | undefined {
+  const path = Object.keys((err.keyValue as object | undefined) ?? {})[0];
+  return path?.startsWith('data.') ? path.slice('data.'.length) : undefined;
+}
+
 export function translateUnique(err: unknown): never {
-  if (isDuplicateKey(err)) {
-    const path = Object.keys((err.keyValue as object | undefined) ?? {})[0];
-    const field = path?.startsWith('data.') ? path.slice('data.'.length) : undefined;
-    throw new ConflictError(
-      field ? `Another record already has this value of unique field "${field}".` : 'Unique constraint violated.',
-      field ? { field } : undefined,
-    );
-  }
+  if (isDuplicateKey(err)) throw uniqueConflict(reportedField(err));
   throw err;
 }
 
 /** The indexes a definition wants on its records; names start with `ix:`, `ic:`, `ux:` or `sys:`. */
-export function wantedIndexes(collection: Collection): IndexDescription[] {
-  const wanted: IndexDescription[] = [
+export function wantedIndexes(collection: Collection): WantedIndex[] {
+  const wanted: WantedIndex[] = [
     { name: 'sys:created_at', key: { created_at: 1, _id: 1 } },
     { name: 'sys:updated_at', key: { updated_at: 1, _id: 1 } },
   ];
@@ -72,10 +83,40 @@ export function wantedIndexes(collection: Collection): IndexDescription[] {
 
 const OURS = /^(ix|ic|ux|sys):/;
 
+/** MongoDB's limit of indexes on one collection, `_id_` included. */
+const MAX_INDEXES = 64;
+
+/** Over the time limit (MaxTimeMSExpired). */
+function isTimeLimit(err: unknown): boolean {
+  return err instanceof loadMongodb().MongoServerError && err.code === 50;
+}
+
+/**
+ * What a failed index build answers: duplicates of a new unique field are 409 (translateUnique),
+ * a build past its time budget is 503 `index_build_timeout`, anything else MongoDB did not finish
+ * (unreachable, a member down past the budget) 503 — never a raw 500. Nothing was changed.
+ */
+export function indexBuildFailure(err: unknown, budgetMs: number): never {
+  if (err instanceof PlinthError) throw err;
+  if (isDuplicateKey(err)) translateUnique(err);
+  if (isTimeLimit(err)) {
+    throw new PlinthError(
+      'unavailable',
+      `Building the collection's indexes took longer than ${budgetMs} ms and was stopped; nothing was changed. Retry, or see docs/deploy.md ("Index limits and builds") for large collections.`,
+      { reason: 'index_build_timeout', timeout_ms: budgetMs },
+    );
+  }
+  throw new UnavailableError('MongoDB did not finish preparing the collection\'s storage; nothing was changed. Try again shortly.');
+}
+
+const flag = (v: unknown): boolean => v === true || v === 1;
+
 export class MongoCollections {
   constructor(
     private readonly db: Db,
     private readonly writeConcern: WriteConcernSettings,
+    /** Time budget of the index builds of one create or change (maxTimeMS, summed over its builds). */
+    private readonly indexBuildMs: number,
   ) {}
 
   meta() {
@@ -85,41 +126,47 @@ export class MongoCollections {
     return this.db.collection<RecordDocument>(`rec_${project}_${name}`, { writeConcern: this.writeConcern });
   }
 
-  /** Creates each wanted index; an index of that name with other options (an older release's) is replaced. */
-  async createIndexes(project: ProjectId, name: string, wanted: IndexDescription[]): Promise<void> {
-    const records = this.records(project, name);
-    for (const spec of wanted) {
-      const { key, ...options } = spec;
-      try {
-        await records.createIndex(key, options);
-      } catch (err) {
-        if (!isMongoIndexConflict(err)) translateUnique(err);
-        await records.dropIndex(spec.name as string);
-        try {
-          await records.createIndex(key, options);
-        } catch (again) {
-          translateUnique(again);
-        }
-      }
+  /**
+   * Builds `wanted` in one build bounded by what is left of `deadline`, committed at a majority of
+   * voting members (one member down does not hold it); an index an older release left with
+   * other options is replaced without a gap (ensureMongoIndexes).
+   */
+  private async build(project: ProjectId, name: string, wanted: WantedIndex[], deadline: number): Promise<void> {
+    if (wanted.length === 0) return;
+    const left = deadline - Date.now();
+    try {
+      if (left <= 0) throw new (loadMongodb().MongoServerError)({ message: 'index build budget spent', code: 50, codeName: 'MaxTimeMSExpired' });
+      await ensureMongoIndexes(this.records(project, name), wanted, { maxTimeMS: left, commitQuorum: 'majority' });
+    } catch (err) {
+      indexBuildFailure(err, this.indexBuildMs);
     }
   }
 
   /**
    * Brings the records' indexes and values to the stored definition, re-reading it until it
-   * stops moving. Drops an index only while the revision it was judged against is still stored.
+   * stops moving. Drops first, so the builds have room under MongoDB's 64 indexes; drops an
+   * index only while the revision it was judged against is still stored.
    */
-  async converge(project: ProjectId, name: string): Promise<void> {
+  async converge(project: ProjectId, name: string, deadline = Date.now() + this.indexBuildMs): Promise<void> {
     const id = `${project}/${name}`;
+    const records = this.records(project, name);
     for (let round = 0; round < 10; round++) {
       const stored = await this.meta().findOne({ _id: id, ...PUBLISHED });
       if (!stored) return;
       const wanted = wantedIndexes(stored.collection);
-      await this.createIndexes(project, name, wanted);
+      const names = new Set(wanted.map((w) => w.name));
+      for (const existing of await records.listIndexes().toArray()) {
+        const server = existing.name as string;
+        if (!OURS.test(server) || names.has(indexFamily(server))) continue;
+        const now = await this.meta().findOne({ _id: id });
+        if (now?.collection.revision !== stored.collection.revision) break;
+        await dropMongoIndex(records, server);
+      }
       const unset = (stored.pending_unset ?? []).filter((f) => !Object.hasOwn(stored.collection.fields, f));
       if (unset.length > 0) {
         // The version moves too: a PATCH that read a record before the removal fails its
         // compare-and-set and re-reads, instead of writing the removed value back.
-        await this.records(project, name).updateMany(
+        await records.updateMany(
           { $or: unset.map((f) => ({ [fieldPath(f)]: { $exists: true } })) },
           { $unset: Object.fromEntries(unset.map((f) => [fieldPath(f), ''])), $inc: { version: 1 } },
         );
@@ -127,14 +174,7 @@ export class MongoCollections {
       if ((stored.pending_unset ?? []).length > 0) {
         await this.meta().updateOne({ _id: id }, { $pull: { pending_unset: { $in: stored.pending_unset ?? [] } } });
       }
-      const names = new Set(wanted.map((w) => w.name));
-      const records = this.records(project, name);
-      for (const existing of Object.keys(await records.indexInformation())) {
-        if (!OURS.test(existing) || names.has(existing)) continue;
-        const now = await this.meta().findOne({ _id: id });
-        if (now?.collection.revision !== stored.collection.revision) break;
-        await records.dropIndex(existing);
-      }
+      await this.build(project, name, wanted, deadline);
       const after = await this.meta().findOne({ _id: id });
       if (!after || after.collection.revision === stored.collection.revision) return;
     }
@@ -143,6 +183,7 @@ export class MongoCollections {
   /** `clearLeftovers` removes other state a dropped collection of that name may have left (idempotency keys). */
   async create(project: ProjectId, collection: Collection, now: Date, clearLeftovers: () => Promise<void>): Promise<void> {
     const id = `${project}/${collection.name}`;
+    const deadline = Date.now() + this.indexBuildMs;
     const claim: CollectionDocument = { _id: id, project, collection, pending: true, claimed_at: now };
     try {
       await this.meta().insertOne(claim);
@@ -155,10 +196,16 @@ export class MongoCollections {
       );
       if (!taken) throw new ConflictError(`Collection "${collection.name}" already exists.`, { name: collection.name });
     }
-    // Leftovers of a dropped collection (an insert racing the drop re-creates it, without indexes).
-    await this.records(project, collection.name).drop();
-    await clearLeftovers();
-    await this.createIndexes(project, collection.name, wantedIndexes(collection));
+    try {
+      // Leftovers of a dropped collection (an insert racing the drop re-creates it, without indexes).
+      await this.records(project, collection.name).drop();
+      await clearLeftovers();
+      await this.build(project, collection.name, wantedIndexes(collection), deadline);
+    } catch (err) {
+      // The name is free again at once (not after STALE_CLAIM_MS), and the error is a 4xx/503.
+      await this.releaseClaim(project, collection.name, now);
+      indexBuildFailure(err, this.indexBuildMs);
+    }
     const published = await this.meta().updateOne(
       { _id: id, pending: true, claimed_at: now },
       { $unset: { pending: '', claimed_at: '' } },
@@ -166,22 +213,56 @@ export class MongoCollections {
     if (published.matchedCount === 0) throw new ConflictError(`Collection "${collection.name}" already exists.`, { name: collection.name });
   }
 
+  /** Deletes this create's claim and what it built; best effort (a claim left behind is taken over later). */
+  private async releaseClaim(project: ProjectId, name: string, claimedAt: Date): Promise<void> {
+    try {
+      const released = await this.meta().deleteOne({ _id: `${project}/${name}`, pending: true, claimed_at: claimedAt });
+      if (released.deletedCount === 1) await this.records(project, name).drop();
+    } catch {
+      // MongoDB is failing: the claim stays until another create takes it over as stale.
+    }
+  }
+
   async update(project: ProjectId, next: Collection, expectedRevision: number, removedFields: string[]): Promise<boolean> {
     const id = `${project}/${next.name}`;
+    const deadline = Date.now() + this.indexBuildMs;
     const current = await this.meta().findOne({ _id: id, ...PUBLISHED });
     if (!current || current.collection.revision !== expectedRevision) return false;
-    // New (unique) indexes first: on duplicate values the definition has not changed.
     try {
-      await this.createIndexes(project, next.name, wantedIndexes(next));
+      await this.build(project, next.name, await this.makeRoom(project, next), deadline);
     } catch (err) {
-      await this.converge(project, next.name);
+      await this.converge(project, next.name, deadline).catch(() => {});
       throw err;
     }
     const saved = await this.meta().updateOne(
       { _id: id, 'collection.revision': expectedRevision, ...PUBLISHED },
       { $set: { collection: next }, ...(removedFields.length > 0 ? { $addToSet: { pending_unset: { $each: removedFields } } } : {}) },
     );
-    await this.converge(project, next.name);
+    await this.converge(project, next.name, deadline);
     return saved.matchedCount === 1;
+  }
+
+  /**
+   * Before a change is saved: drops the query indexes (never unique ones) that only the current
+   * revision wants, and returns what to build before the save — every new unique index (on
+   * duplicate values nothing changes), then as many new query indexes as leave room under
+   * MongoDB's limit beside the indexes still there (one spare, for a replacement); the rest are
+   * built right after the save, once the old unique indexes are gone. So a change that swaps
+   * fields never needs more than 64 indexes at once.
+   */
+  private async makeRoom(project: ProjectId, next: Collection): Promise<WantedIndex[]> {
+    const records = this.records(project, next.name);
+    const wanted = wantedIndexes(next);
+    const names = new Set(wanted.map((w) => w.name));
+    const kept: string[] = [];
+    for (const existing of await records.listIndexes().toArray()) {
+      const server = existing.name as string;
+      if (OURS.test(server) && !names.has(indexFamily(server)) && !flag(existing.unique)) await dropMongoIndex(records, server);
+      else kept.push(indexFamily(server));
+    }
+    const missing = wanted.filter((w) => !kept.includes(w.name));
+    const unique = missing.filter((w) => w.unique);
+    let room = MAX_INDEXES - 1 - kept.length - unique.length;
+    return [...unique, ...missing.filter((w) => !w.unique && room-- > 0)];
   }
 }

@@ -9,8 +9,9 @@ import type { Db, Document, TransactionOptions, WriteConcernSettings } from 'mon
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
-import { compileFilter, compileKeyset, keysetBound, sortSpec, type RecordDocument } from './mongo-filter';
-import { COLLECTIONS, MongoCollections, PUBLISHED, isDuplicateKey, translateUnique, type CollectionDocument } from './mongo-collections';
+import { compileFilter, compileKeyset, fieldPath, keysetBound, sortSpec, type RecordDocument } from './mongo-filter';
+import { COLLECTIONS, MongoCollections, PUBLISHED, isDuplicateKey, reportedField, type CollectionDocument } from './mongo-collections';
+import { uniqueConflict, uniqueValues } from '../unique-conflict';
 import { queryTimeout } from '../query-timeout';
 
 const IDEMPOTENCY = 'plinth_idempotency_keys';
@@ -22,6 +23,11 @@ export interface MongoRecordStoreOptions {
   writeTimeoutMs?: number;
   /** How long one transaction commit may take (maxCommitTimeMS); over it the request is a 503. Default 5000. */
   commitTimeMs?: number;
+  /**
+   * Time budget of the index builds of one collection create or change (maxTimeMS); past it the
+   * request is a 503 and nothing changes. Default 20000 (under the gateway's 30 s proxy timeout).
+   */
+  indexBuildTimeMs?: number;
 }
 
 interface IdempotencyDocument {
@@ -63,7 +69,7 @@ export class MongoRecordStore implements RecordStore {
   ) {
     this.majority = { ...MONGO_MAJORITY, ...(options.writeTimeoutMs ? { wtimeoutMS: options.writeTimeoutMs } : {}) };
     this.queryTimeMs = options.queryTimeMs ?? 5_000;
-    this.collections = new MongoCollections(db, this.majority);
+    this.collections = new MongoCollections(db, this.majority, options.indexBuildTimeMs ?? 20_000);
     this.transactionOptions = transactionOptions(options.commitTimeMs, this.majority);
   }
 
@@ -155,6 +161,22 @@ export class MongoRecordStore implements RecordStore {
     }
   }
 
+  /**
+   * A unique violation as ConflictError naming the first unique field of the definition that
+   * conflicts (unique-conflict.ts), whichever index the server checked first.
+   */
+  private async translateUnique(err: unknown, project: ProjectId, collection: Collection, record: RecordDoc): Promise<never> {
+    if (!isDuplicateKey(err)) throw err;
+    const reported = reportedField(err);
+    if (reported === undefined) throw uniqueConflict(undefined);
+    const records = this.records(project, collection.name);
+    for (const [field, value] of uniqueValues(collection, record)) {
+      const other = await records.findOne({ [fieldPath(field)]: { $eq: value }, _id: { $ne: record.id } }, { projection: { _id: 1 } });
+      if (other) throw uniqueConflict(field);
+    }
+    throw uniqueConflict(reported);
+  }
+
   async insertRecord(project: ProjectId, collection: Collection, record: RecordDoc, idempotency?: IdempotencyClaim): Promise<InsertResult> {
     assertStorable(record);
     try {
@@ -162,7 +184,7 @@ export class MongoRecordStore implements RecordStore {
       await this.records(project, collection.name).insertOne(toDocument(record));
       return { record, replayed: false };
     } catch (err) {
-      return translateUnique(err);
+      return this.translateUnique(err, project, collection, record);
     }
   }
 
@@ -182,7 +204,7 @@ export class MongoRecordStore implements RecordStore {
       );
       return after ? toRecord(after) : null;
     } catch (err) {
-      return translateUnique(err);
+      return this.translateUnique(err, project, collection, next);
     }
   }
 
