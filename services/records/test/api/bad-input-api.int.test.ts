@@ -105,4 +105,16 @@ describe('no 500 from a client mistake', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual(envelope('invalid_request'));
   });
+
+  it('a string that is not valid Unicode (a lone surrogate) → 400, in a record, a json field and a where (MongoDB would store U+FFFD)', async () => {
+    const path = `${api.base}/collections/things/records`;
+    for (const body of ['{"data":{"title":"a\\ud800"}}', '{"data":{"meta":{"k\\udc00":1}}}']) {
+      const res = await raw('POST', path, { 'Content-Type': 'application/json' }, body);
+      expect({ body, ...res }).toEqual({ body, status: 400, body: envelope('invalid_request') });
+    }
+    const res = await api.get(`/collections/things/records${qs({ where: [['title', '==', 'a\ud800']] })}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(envelope('invalid_request'));
+    expect((await raw('POST', path, { 'Content-Type': 'application/json' }, '{"data":{"title":"a\\ud83d\\ude00"}}')).status).toBe(201);
+  });
 });

@@ -158,3 +158,24 @@ describe('list, get, change, delete', () => {
     expect((await api.get('/collections/doomed/records')).body.records).toEqual([]);
   });
 });
+
+describe('index limit: at most 20 indexed or unique fields (MongoDB holds 64 indexes per collection), on every store', () => {
+  const indexed = (n: number, prefix = 'f') =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i + 1}`, { type: 'text', [i % 2 ? 'unique' : 'indexed']: true }]));
+
+  it('a definition with 21 → 400 naming the limit; 20 are accepted; a PATCH adding a 21st → 400, one swapping them → 200', async () => {
+    const over = await api.post('/collections', { name: 'too_wide', fields: { ...indexed(21), plain: { type: 'text' } } });
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ error: 'invalid_request', details: { field: 'fields', limit: 20, indexed_fields: 21 } });
+    expect(over.body.message).toContain('at most 20');
+    expect((await api.get('/collections/too_wide')).status).toBe(404);
+    await api.post('/collections', { name: 'wide', fields: indexed(20) }).expect(201);
+    const more = await api.patch('/collections/wide', { fields: { extra: { type: 'integer', indexed: true } } });
+    expect(more.status).toBe(400);
+    expect(more.body.details).toMatchObject({ limit: 20, indexed_fields: 21 });
+    const swap = await api.patch('/collections/wide', { fields: { ...Object.fromEntries(Object.keys(indexed(20)).map((f) => [f, null])), ...indexed(20, 'g') } });
+    expect(swap.status).toBe(200);
+    expect(Object.keys(swap.body.collection.fields)).toEqual(Object.keys(indexed(20, 'g')));
+  });
+});
+
