@@ -48,9 +48,9 @@ export interface RecordsAppDeps {
   rateLimits?: RecordsRateLimitOptions;
 }
 
-/** Deletes every collection of the project with its records and idempotency keys. Idempotent. */
+/** Deletes every collection of the project with its records and idempotency keys (RecordStore.purgeProject). Idempotent. */
 export async function purgeRecords(store: RecordStore, project: ProjectId): Promise<void> {
-  for (const c of await store.listCollections(project)) await store.deleteCollection(project, c.name);
+  await store.purgeProject(project);
 }
 
 export interface RecordsApp {

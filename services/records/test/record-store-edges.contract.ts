@@ -74,6 +74,27 @@ export function describeRecordStoreEdges(makeStore: () => Promise<RecordStore>):
       });
     });
 
+    describe('project purge', () => {
+      it('removes every collection, record and idempotency key of the project, and nothing of another', async () => {
+        const other = asProjectId('proj-edge-other');
+        const notes = collection('notes', { title: { type: 'text', unique: true } });
+        const key = { key: 'k1', fingerprint: 'f', now: '2100-01-01T00:00:00.000Z', expiresAt: '2100-01-02T00:00:00.000Z' };
+        for (const p of [P, other]) {
+          await store.createCollection(p, notes);
+          await store.insertRecord(p, notes, rec('r1', { title: 'a' }), key);
+        }
+        await store.purgeProject(P);
+        await store.purgeProject(P);
+        expect(await store.listCollections(P)).toEqual([]);
+        expect(await store.getRecord(other, notes, 'r1')).toMatchObject({ title: 'a' });
+        expect(await store.insertRecord(other, notes, rec('r2', { title: 'a' }), key)).toMatchObject({ replayed: true });
+        // The name and the key are free again, the records gone.
+        await store.createCollection(P, notes);
+        expect(await store.insertRecord(P, notes, rec('r3', { title: 'a' }), key)).toMatchObject({ replayed: false });
+        expect((await store.queryRecords(P, notes, all)).map((r) => r.id)).toEqual(['r3']);
+      });
+    });
+
     describe('strings that are not valid Unicode (a lone UTF-16 surrogate)', () => {
       // MongoDB would store U+FFFD in its place (BSON strings are UTF-8), SQLite the surrogate:
       // two records differing only there would collide on a unique field on one store only.

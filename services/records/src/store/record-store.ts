@@ -88,9 +88,16 @@ export interface RecordStore {
   updateCollection(project: ProjectId, change: CollectionChange): Promise<boolean>;
   /** Deletes the collection with all its records and idempotency keys. Returns false when absent. */
   deleteCollection(project: ProjectId, name: string): Promise<boolean>;
+  /**
+   * Deletes everything the project has in this store: every collection (one still being created
+   * included), every record, every idempotency key, and storage a failed or racing write left
+   * behind without a collection. Idempotent; other projects are untouched.
+   */
+  purgeProject(project: ProjectId): Promise<void>;
 
   /**
-   * Inserts a record. With `idempotency`, atomically: a live key with the same fingerprint
+   * Inserts a record; throws NotFoundError when the collection was deleted meanwhile (the record
+   * is not kept). With `idempotency`, atomically: a live key with the same fingerprint
    * returns the record stored with it (`replayed: true`) and inserts nothing; a live key with
    * another fingerprint throws ConflictError; otherwise the record and the key are stored.
    * Throws ConflictError on a unique-field violation (and then stores no key).

@@ -110,7 +110,7 @@ describe('no 500 from a client mistake', () => {
     const path = `${api.base}/collections/things/records`;
     for (const body of ['{"data":{"title":"a\\ud800"}}', '{"data":{"meta":{"k\\udc00":1}}}']) {
       const res = await raw('POST', path, { 'Content-Type': 'application/json' }, body);
-      expect({ body, ...res }).toEqual({ body, status: 400, body: envelope('invalid_request') });
+      expect({ sent: body, ...res }).toEqual({ sent: body, status: 400, body: envelope('invalid_request') });
     }
     const res = await api.get(`/collections/things/records${qs({ where: [['title', '==', 'a\ud800']] })}`);
     expect(res.status).toBe(400);

@@ -133,10 +133,9 @@ export class MongoCollections {
    */
   private async build(project: ProjectId, name: string, wanted: WantedIndex[], deadline: number): Promise<void> {
     if (wanted.length === 0) return;
-    const left = deadline - Date.now();
     try {
-      if (left <= 0) throw new (loadMongodb().MongoServerError)({ message: 'index build budget spent', code: 50, codeName: 'MaxTimeMSExpired' });
-      await ensureMongoIndexes(this.records(project, name), wanted, { maxTimeMS: left, commitQuorum: 'majority' });
+      // A spent budget still lets a build with nothing to create through; anything else stops at once.
+      await ensureMongoIndexes(this.records(project, name), wanted, { maxTimeMS: Math.max(1, deadline - Date.now()), commitQuorum: 'majority' });
     } catch (err) {
       indexBuildFailure(err, this.indexBuildMs);
     }

@@ -4,7 +4,7 @@
  * compare-and-set is one findOneAndUpdate with the version in the filter; an insert with an
  * idempotency key is one transaction (claim + insert), so it needs a replica set.
  */
-import { ConflictError, ensureMongoIndex, loadMongodb, MONGO_MAJORITY, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
+import { ConflictError, ensureMongoIndex, loadMongodb, MONGO_MAJORITY, NotFoundError, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
 import type { Db, Document, TransactionOptions, WriteConcernSettings } from 'mongodb';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
@@ -86,6 +86,8 @@ export class MongoRecordStore implements RecordStore {
   async init(): Promise<void> {
     await ensureMongoIndex(this.db.collection(COLLECTIONS), { project: 1, 'collection.name': 1 }, { name: 'project_name' });
     await ensureMongoIndex(this.db.collection(IDEMPOTENCY), { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
+    // Collection create/delete and project purge delete keys by project and collection.
+    await ensureMongoIndex(this.db.collection(IDEMPOTENCY), { project: 1, collection: 1 }, { name: 'project_collection' });
   }
 
   private keys() {
@@ -120,6 +122,30 @@ export class MongoRecordStore implements RecordStore {
     await this.keys().deleteMany({ project, collection: name });
     await this.records(project, name).drop();
     return gone.deletedCount === 1;
+  }
+
+  async purgeProject(project: ProjectId): Promise<void> {
+    // Definitions first (pending claims too), so no insert is confirmed from here on.
+    await this.collections.meta().deleteMany({ project });
+    await this.keys().deleteMany({ project });
+    // Every per-collection store of the project, a dropped one an insert re-created included.
+    const prefix = `rec_${project}_`;
+    const stores = await this.db.listCollections({ name: { $regex: `^${prefix}` } }, { nameOnly: true }).toArray();
+    for (const { name } of stores) await this.db.collection(name).drop();
+  }
+
+  /**
+   * An insert racing its collection's deletion can land after the drop, in a collection MongoDB
+   * then creates anew: it is undone and answered 404, as on SQLite. One read by primary key.
+   */
+  private async confirmCollection(project: ProjectId, collection: Collection, record: RecordDoc, keyId?: string): Promise<void> {
+    const live = await this.collections
+      .meta()
+      .findOne({ _id: `${project}/${collection.name}`, ...PUBLISHED, 'collection.created_at': collection.created_at }, { projection: { _id: 1 } });
+    if (live) return;
+    await this.records(project, collection.name).deleteOne({ _id: { $eq: record.id } });
+    if (keyId) await this.keys().deleteOne({ _id: keyId });
+    throw new NotFoundError(`Collection "${collection.name}" does not exist.`);
   }
 
   /**
@@ -179,13 +205,18 @@ export class MongoRecordStore implements RecordStore {
 
   async insertRecord(project: ProjectId, collection: Collection, record: RecordDoc, idempotency?: IdempotencyClaim): Promise<InsertResult> {
     assertStorable(record);
+    let result: InsertResult;
     try {
-      if (idempotency) return await this.insertIdempotent(project, collection.name, record, idempotency);
-      await this.records(project, collection.name).insertOne(toDocument(record));
-      return { record, replayed: false };
+      if (idempotency) result = await this.insertIdempotent(project, collection.name, record, idempotency);
+      else {
+        await this.records(project, collection.name).insertOne(toDocument(record));
+        result = { record, replayed: false };
+      }
     } catch (err) {
       return this.translateUnique(err, project, collection, record);
     }
+    if (!result.replayed) await this.confirmCollection(project, collection, record, idempotency && `${project}/${collection.name}/${idempotency.key}`);
+    return result;
   }
 
   async getRecord(project: ProjectId, collection: Collection, id: string): Promise<RecordDoc | null> {

@@ -32,6 +32,7 @@ export class SqliteIdempotencyKeys {
     find: Statement<[string, string, string], { fingerprint: string; record: string; expires_at: string }>;
     remember: Statement<[string, string, string, string, string, string]>;
     forget: Statement<[string, string]>;
+    forgetProject: Statement<[string]>;
     purge: Statement<[string, number]>;
     count: Statement<[], { n: number }>;
   };
@@ -44,6 +45,7 @@ export class SqliteIdempotencyKeys {
         'INSERT OR REPLACE INTO idempotency_keys (project, collection, key, fingerprint, record, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       forget: db.prepare('DELETE FROM idempotency_keys WHERE project = ? AND collection = ?'),
+      forgetProject: db.prepare('DELETE FROM idempotency_keys WHERE project = ?'),
       purge: db.prepare(
         'DELETE FROM idempotency_keys WHERE (project, collection, key) IN (SELECT project, collection, key FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)',
       ),
@@ -73,6 +75,11 @@ export class SqliteIdempotencyKeys {
   /** A deleted collection's keys (in its transaction). */
   forgetCollection(project: ProjectId, collection: string): void {
     this.stmt.forget.run(project, collection);
+  }
+
+  /** Every key of a purged project (in its transaction). */
+  forgetProject(project: ProjectId): void {
+    this.stmt.forgetProject.run(project);
   }
 
   /**

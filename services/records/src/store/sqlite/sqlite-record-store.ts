@@ -273,6 +273,18 @@ export class SqliteRecordStore implements RecordStore {
     }).immediate();
   }
 
+  async purgeProject(project: ProjectId): Promise<void> {
+    const prefix = recordTable(project, '');
+    this.db.transaction(() => {
+      this.prepared('DELETE FROM collections WHERE project = ?').run(project);
+      this.keys.forgetProject(project);
+      const tables = this
+        .prepared(`SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ?) = ?`)
+        .all(prefix.length, prefix) as Array<{ name: string }>;
+      for (const { name } of tables) this.db.exec(`DROP TABLE IF EXISTS "${name}"`);
+    }).immediate();
+  }
+
   /** Runs `fn`; a table dropped by a concurrent collection delete becomes 404. */
   private onTable<T>(collection: Collection, fn: () => T): T {
     try {

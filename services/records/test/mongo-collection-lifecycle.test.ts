@@ -1,0 +1,107 @@
+/**
+ * The mongo RecordStore around a collection's life — a create that fails half-way, an insert
+ * racing the deletion, the purge of a project, the deletes by project — forced with the
+ * stand-in's faults, holds and `notablescan`.
+ */
+import { asProjectId, type Collection, type RecordDoc } from '@plinth/shared';
+import { createMingoDb, holdNext, injectFault, noTableScan } from '@plinth/shared/testing/mingo-db';
+import type { Db } from 'mongodb';
+import { purgeRecords } from '../src/app';
+import { MongoRecordStore } from '../src/store/mongo/mongo-record-store';
+
+const P = asProjectId('life');
+const OTHER = asProjectId('life-other');
+const T0 = '2026-01-01T00:00:00.000Z';
+const TASKS: Collection = {
+  name: 'tasks',
+  fields: { title: { type: 'text' }, slug: { type: 'text', unique: true } },
+  rules: {},
+  revision: 1,
+  created_at: T0,
+  updated_at: T0,
+};
+const RECORDS = 'rec_life_tasks';
+const KEYS = 'plinth_idempotency_keys';
+const rec = (n: number, data: { [k: string]: string } = {}): RecordDoc => ({ id: `rec_${n}`, version: 1, created_at: T0, updated_at: T0, ...data });
+const claim = (key: string) => ({ key, fingerprint: 'f', now: '2100-01-01T00:00:00.000Z', expiresAt: '2100-01-02T00:00:00.000Z' });
+const all = { predicate: true as const, orderBy: 'created_at', direction: 'asc' as const, limit: 100 };
+
+let db: Db;
+let store: MongoRecordStore;
+beforeEach(async () => {
+  db = createMingoDb();
+  store = new MongoRecordStore(db);
+  await store.init();
+});
+afterEach(() => store.close());
+
+async function storageNames(): Promise<string[]> {
+  return (await db.listCollections().toArray()).map((c) => c.name as string).filter((n) => n.startsWith('rec_')).sort();
+}
+
+describe('a create that fails after its claim', () => {
+  it('answers 503 (not a raw error), leaves the name free and nothing behind', async () => {
+    injectFault(db, { op: 'createIndex', collection: RECORDS, error: new Error('connection reset by the server') });
+    await expect(store.createCollection(P, TASKS)).rejects.toMatchObject({ status: 503, code: 'unavailable' });
+    expect(await store.getCollection(P, 'tasks')).toBeNull();
+    expect(await db.collection('plinth_collections').countDocuments({})).toBe(0);
+    // At once, not 60 s later: the name is not held by the failed create.
+    await store.createCollection(P, TASKS);
+    expect(await store.getCollection(P, 'tasks')).toEqual(TASKS);
+  });
+});
+
+describe('an insert racing the deletion of its collection', () => {
+  it.each([
+    ['without', undefined],
+    ['with', claim('k1')],
+  ])('%s an idempotency key: answers 404 and leaves no record behind, when it lands after the drop', async (_with, key) => {
+    await store.createCollection(P, TASKS);
+    const held = holdNext(db, 'insertOne', RECORDS);
+    const insert = store.insertRecord(P, TASKS, rec(1, { title: 'late' }), key);
+    await held.reached;
+    expect(await store.deleteCollection(P, 'tasks')).toBe(true);
+    held.release();
+    await expect(insert).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    expect(await db.collection(RECORDS).countDocuments({})).toBe(0);
+    expect(await db.collection(KEYS).countDocuments({})).toBe(0);
+    // A new collection of that name starts empty, and the key is free.
+    await store.createCollection(P, TASKS);
+    expect(await store.insertRecord(P, TASKS, rec(2), key)).toMatchObject({ replayed: false });
+    expect((await store.queryRecords(P, TASKS, all)).map((r) => r.id)).toEqual(['rec_2']);
+  });
+});
+
+describe('project purge', () => {
+  it('removes pending claims, orphaned record storage and every key of the project, and nothing of another', async () => {
+    await store.createCollection(P, TASKS);
+    await store.insertRecord(P, TASKS, rec(1), claim('k1'));
+    await store.createCollection(OTHER, TASKS);
+    await store.insertRecord(OTHER, TASKS, rec(1), claim('k1'));
+    // A create that crashed after its claim, and a record an insert left after a drop.
+    await db.collection('plinth_collections').insertOne({ _id: 'life/crashed', project: P, collection: { ...TASKS, name: 'crashed' }, pending: true, claimed_at: new Date() } as never);
+    await db.collection('rec_life_ghost').insertOne({ _id: 'rec_9', version: 1, created_at: T0, updated_at: T0, data: {} } as never);
+
+    await purgeRecords(store, P);
+
+    expect(await db.collection('plinth_collections').find({ project: P }).toArray()).toEqual([]);
+    expect(await db.collection(KEYS).find({ project: P }).toArray()).toEqual([]);
+    expect(await storageNames()).toEqual(['rec_life-other_tasks']);
+    expect(await store.getRecord(OTHER, TASKS, 'rec_1')).toMatchObject({ id: 'rec_1' });
+    expect(await db.collection(KEYS).countDocuments({ project: OTHER })).toBe(1);
+    // The name is free again.
+    await store.createCollection(P, { ...TASKS, name: 'crashed' });
+  });
+});
+
+describe('idempotency keys are deleted through an index', () => {
+  it('collection create, delete and project purge never scan every tenant’s keys (the server runs with notablescan)', async () => {
+    noTableScan(db, KEYS);
+    await store.createCollection(P, TASKS);
+    await store.insertRecord(P, TASKS, rec(1), claim('k1'));
+    expect(await store.deleteCollection(P, 'tasks')).toBe(true);
+    await store.createCollection(P, TASKS);
+    await purgeRecords(store, P);
+    expect(await db.collection(KEYS).countDocuments({ project: P })).toBe(0);
+  });
+});
