@@ -19,7 +19,8 @@ import {
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
-import { bindValue, fieldExpr, type SqlValue } from './sqlite-predicate';
+import { fieldExpr, type SqlValue } from './sqlite-predicate';
+import { firstTaken, translateUnique } from './sqlite-unique';
 import { querySql } from './sqlite-query-sql';
 import { TIMEOUT_MARK, type QueryJob, type RawRow } from './sqlite-query-job';
 import { SqliteReaders } from './sqlite-readers';
@@ -28,7 +29,6 @@ import { SqliteQueryRunner, isPointQuery } from './sqlite-query-runner';
 import { SqliteIdempotencyKeys } from './sqlite-idempotency-keys';
 import { SqliteWriteBatch } from './sqlite-write-batch';
 import { queryTimeout } from '../query-timeout';
-import { uniqueConflict, uniqueValues } from '../unique-conflict';
 
 
 type RecordRow = RawRow;
@@ -77,21 +77,6 @@ export function recordTable(project: ProjectId, collection: string): string {
 }
 
 const hex = (field: string): string => Buffer.from(field, 'utf8').toString('hex');
-const UNIQUE_INDEX_IN_MESSAGE = /index 'ux:[^:']+:([0-9a-f]+)'/;
-
-/**
- * A unique violation as ConflictError naming a field: `firstTaken` (the first unique field of the
- * definition that conflicts, unique-conflict.ts) when given, else the index SQLite names.
- */
-function translateUnique(err: unknown, firstTaken?: () => string | undefined): never {
-  if (isSqliteUniqueViolation(err)) {
-    const m = UNIQUE_INDEX_IN_MESSAGE.exec((err as Error).message);
-    const reported = m?.[1] ? Buffer.from(m[1], 'hex').toString('utf8') : undefined;
-    throw uniqueConflict(firstTaken?.() ?? reported);
-  }
-  throw err;
-}
-
 function toRecord(row: RecordRow): RecordDoc {
   return joinRecord({ ...row, data: JSON.parse(row.data) as RecordDoc });
 }
@@ -318,7 +303,7 @@ export class SqliteRecordStore implements RecordStore {
           .prepared(`INSERT INTO "${table}" (id, version, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?)`)
           .run(r.id, r.version, r.created_at, r.updated_at, JSON.stringify(r.data));
       } catch (err) {
-        translateUnique(err, () => this.firstTaken(table, collection, record));
+        translateUnique(err, () => firstTaken((sql) => this.prepared(sql), table, collection, record));
       }
     };
     if (!idempotency) {
@@ -336,16 +321,6 @@ export class SqliteRecordStore implements RecordStore {
         return { record, replayed: false };
       }).immediate()),
     );
-  }
-
-  /** The first unique field of the definition whose value in `record` another row holds. */
-  private firstTaken(table: string, collection: Collection, record: RecordDoc): string | undefined {
-    for (const [field, value] of uniqueValues(collection, record)) {
-      if (typeof value === 'object') continue;
-      const other = this.prepared(`SELECT 1 FROM "${table}" WHERE ${fieldExpr(field)} = ? AND id != ? LIMIT 1`).get(bindValue(value), record.id);
-      if (other) return field;
-    }
-    return undefined;
   }
 
   /** Number of idempotency keys held (expired ones included until purged). */
@@ -373,7 +348,7 @@ export class SqliteRecordStore implements RecordStore {
           const update = this.prepared(`UPDATE "${table}" SET version = ?, updated_at = ?, data = ? WHERE id = ? AND version = ?`);
           return update.run(r.version, r.updated_at, data, r.id, expectedVersion);
         } catch (err) {
-          return translateUnique(err, () => this.firstTaken(table, collection, next));
+          return translateUnique(err, () => firstTaken((sql) => this.prepared(sql), table, collection, next));
         }
       }),
     );
