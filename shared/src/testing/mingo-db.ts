@@ -22,6 +22,8 @@
  *   elements whole;
  * - reads outside a transaction see none of its writes until it commits, and writes outside it
  *   to a collection it has written wait until it ends.
+ * - the index catalog, index builds (commit quorum, maxTimeMS) and `notablescan` follow the
+ *   server (mingo-server.ts: at most 64 indexes, code 67; index signatures; aborted builds).
  *
  * Test-only. It implements the subset of the driver our adapters use; calling anything else
  * throws, so an adapter that starts using a new driver method fails loudly here.
