@@ -2,7 +2,7 @@
  * Collection definitions as clients send them (DESIGN.md §5): names, field definitions and
  * rules, from a JSON body or a form-encoded one (`fields` and `rules` as JSON strings).
  */
-import { InvalidRequestError, type CollectionRules, type FieldDefinition, type FieldType } from '@plinth/shared';
+import { hasLoneSurrogate, InvalidRequestError, type CollectionRules, type FieldDefinition, type FieldType } from '@plinth/shared';
 import { isSystemField } from '../store/record-shape';
 
 export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
@@ -117,6 +117,10 @@ export function parseRules(v: unknown, allowNull = false): { [name: string]: str
   for (const [name, rule] of Object.entries(raw)) {
     if (typeof rule !== 'string' && !(allowNull && rule === null)) {
       throw new InvalidRequestError(`Rule "${name}" must be a string expression.`, { field: 'rules', rule: name });
+    }
+    // Stored in the definition: MongoDB would keep U+FFFD in its place (storable-json.ts).
+    if (typeof rule === 'string' && hasLoneSurrogate(rule)) {
+      throw new InvalidRequestError(`Rule "${name}" has a string that is not valid Unicode (a lone UTF-16 surrogate).`, { field: 'rules', rule: name });
     }
   }
   return raw as { [name: string]: string | null };

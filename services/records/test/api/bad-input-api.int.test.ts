@@ -106,8 +106,12 @@ describe('no 500 from a client mistake', () => {
     expect(res.body).toEqual(envelope('invalid_request'));
   });
 
-  it('a string that is not valid Unicode (a lone surrogate) → 400, in a record, a json field and a where (MongoDB would store U+FFFD)', async () => {
+  it('a string that is not valid Unicode (a lone surrogate) → 400, in a record, a json field, a where and a rule (MongoDB would store U+FFFD)', async () => {
     const path = `${api.base}/collections/things/records`;
+    const rule = await raw('POST', `${api.base}/collections`, { 'Content-Type': 'application/json' }, '{"name":"odd","fields":{},"rules":{"read":"\\"\\ud800\\" == \\"x\\""}}');
+    expect(rule).toEqual({ status: 400, body: envelope('invalid_request') });
+    const sound = await raw('POST', `${api.base}/collections`, { 'Content-Type': 'application/json' }, '{"name":"odd","fields":{},"rules":{"read":"\\"\\ud83d\\ude00\\" == \\"x\\""}}');
+    expect(sound.status).toBe(201);
     for (const body of ['{"data":{"title":"a\\ud800"}}', '{"data":{"meta":{"k\\udc00":1}}}']) {
       const res = await raw('POST', path, { 'Content-Type': 'application/json' }, body);
       expect({ sent: body, ...res }).toEqual({ sent: body, status: 400, body: envelope('invalid_request') });
