@@ -21,7 +21,7 @@
  *   BSON-encoded, regular expressions over code points, `$elemMatch` on scalars comparing
  *   elements whole;
  * - reads outside a transaction see none of its writes until it commits, and writes outside it
- *   to a collection it has written wait until it ends.
+ *   to a collection it has written wait until it ends;
  * - the index catalog, index builds (commit quorum, maxTimeMS) and `notablescan` follow the
  *   server (mingo-server.ts: at most 64 indexes, code 67; index signatures; aborted builds).
  *

@@ -4,10 +4,15 @@
  * Every change converges to the stored revision whatever the interleaving:
  * - a definition is first stored as a *pending claim* (invisible to readers), then leftover
  *   documents of an earlier collection of that name are dropped and the indexes are built, and
- *   only then is the definition published — a live collection never lacks its indexes;
- * - an update builds the new indexes, then saves with compare-and-set on the revision, and then
- *   syncs the indexes to whatever revision is stored *now* (re-read until it stops moving), so
- *   a losing or slower request never leaves an index behind nor drops one a newer revision wants;
+ *   only then is the definition published — a live collection never lacks its indexes; a create
+ *   that fails after its claim deletes the claim, so the name is free at once;
+ * - an update makes room (drops the query indexes only the old revision wants), builds the new
+ *   revision's indexes (all new unique ones, and the others that fit under MongoDB's 64), then
+ *   saves with compare-and-set on the revision, and then syncs the indexes to whatever revision
+ *   is stored *now* (re-read until it stops moving; drops before builds), so a losing or slower
+ *   request never leaves an index behind nor drops one a newer revision wants;
+ * - every build is bounded: a majority commit quorum (a member down does not hold it) and one
+ *   time budget per request (maxTimeMS), past which the request is a 503 with nothing changed;
  * - removed fields are recorded in the stored definition (`pending_unset`) in the same write
  *   as the revision, and cleared only after their values are gone, so a crash in between is
  *   finished by the next change; a record that loses a value gets a new version.
@@ -87,7 +92,7 @@ const OURS = /^(ix|ic|ux|sys):/;
 const MAX_INDEXES = 64;
 
 /** Over the time limit (MaxTimeMSExpired). */
-function isTimeLimit(err: unknown): boolean {
+export function isTimeLimit(err: unknown): boolean {
   return err instanceof loadMongodb().MongoServerError && err.code === 50;
 }
 
@@ -242,26 +247,30 @@ export class MongoCollections {
   }
 
   /**
-   * Before a change is saved: drops the query indexes (never unique ones) that only the current
-   * revision wants, and returns what to build before the save — every new unique index (on
-   * duplicate values nothing changes), then as many new query indexes as leave room under
-   * MongoDB's limit beside the indexes still there (one spare, for a replacement); the rest are
-   * built right after the save, once the old unique indexes are gone. So a change that swaps
-   * fields never needs more than 64 indexes at once.
+   * Before a change is saved: returns what to build before the save — every new unique index
+   * (on duplicate values nothing changes), then as many new query indexes as fit under MongoDB's
+   * limit beside the indexes there (one spare, for a replacement). Only when they would not fit
+   * does it first drop query indexes (never unique ones) that only the current revision wants;
+   * what is left is built right after the save, once the old unique indexes are gone. So a
+   * change that swaps fields never needs more than 64 indexes at once.
    */
   private async makeRoom(project: ProjectId, next: Collection): Promise<WantedIndex[]> {
     const records = this.records(project, next.name);
     const wanted = wantedIndexes(next);
     const names = new Set(wanted.map((w) => w.name));
-    const kept: string[] = [];
-    for (const existing of await records.listIndexes().toArray()) {
-      const server = existing.name as string;
-      if (OURS.test(server) && !names.has(indexFamily(server)) && !flag(existing.unique)) await dropMongoIndex(records, server);
-      else kept.push(indexFamily(server));
+    const existing = await records.listIndexes().toArray();
+    const families = existing.map((i) => indexFamily(i.name as string));
+    const missing = wanted.filter((w) => !families.includes(w.name));
+    let count = existing.length;
+    for (const i of existing) {
+      if (count + missing.length + 1 <= MAX_INDEXES) break;
+      const server = i.name as string;
+      if (!OURS.test(server) || names.has(indexFamily(server)) || flag(i.unique)) continue;
+      await dropMongoIndex(records, server);
+      count--;
     }
-    const missing = wanted.filter((w) => !kept.includes(w.name));
     const unique = missing.filter((w) => w.unique);
-    let room = MAX_INDEXES - 1 - kept.length - unique.length;
+    let room = MAX_INDEXES - 1 - count - unique.length;
     return [...unique, ...missing.filter((w) => !w.unique && room-- > 0)];
   }
 }

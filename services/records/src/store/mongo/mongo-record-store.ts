@@ -4,13 +4,13 @@
  * compare-and-set is one findOneAndUpdate with the version in the filter; an insert with an
  * idempotency key is one transaction (claim + insert), so it needs a replica set.
  */
-import { ConflictError, ensureMongoIndex, loadMongodb, MONGO_MAJORITY, NotFoundError, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
+import { ConflictError, ensureMongoIndex, MONGO_MAJORITY, NotFoundError, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
 import type { Db, Document, TransactionOptions, WriteConcernSettings } from 'mongodb';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
 import { compileFilter, compileKeyset, fieldPath, keysetBound, sortSpec, type RecordDocument } from './mongo-filter';
-import { COLLECTIONS, MongoCollections, PUBLISHED, isDuplicateKey, reportedField, type CollectionDocument } from './mongo-collections';
+import { COLLECTIONS, MongoCollections, PUBLISHED, isDuplicateKey, isTimeLimit, reportedField, type CollectionDocument } from './mongo-collections';
 import { uniqueConflict, uniqueValues } from '../unique-conflict';
 import { queryTimeout } from '../query-timeout';
 
@@ -48,11 +48,6 @@ function toRecord(doc: RecordDocument): RecordDoc {
 function toDocument(record: RecordDoc): RecordDocument {
   const { id, ...rest } = splitRecord(record);
   return { _id: id, ...rest };
-}
-
-/** Over the query time limit (MaxTimeMSExpired). */
-function isTimeLimit(err: unknown): boolean {
-  return err instanceof loadMongodb().MongoServerError && err.code === 50;
 }
 
 export class MongoRecordStore implements RecordStore {
