@@ -3,10 +3,12 @@
  * racing the deletion, the purge of a project, the deletes by project — forced with the
  * stand-in's faults, holds and `notablescan`.
  */
-import { asProjectId, type Collection, type RecordDoc } from '@plinth/shared';
+import request from 'supertest';
+import { asProjectId, createLogger, internalHeaders, type Collection, type RecordDoc } from '@plinth/shared';
 import { createMingoDb, holdNext, injectFault, noTableScan } from '@plinth/shared/testing/mingo-db';
 import type { Db } from 'mongodb';
-import { purgeRecords } from '../src/app';
+import { createRecordsApp, purgeRecords } from '../src/app';
+import { createRulesPolicy } from '../src/rules/policy';
 import { MongoRecordStore } from '../src/store/mongo/mongo-record-store';
 
 const P = asProjectId('life');
@@ -48,6 +50,27 @@ describe('a create that fails after its claim', () => {
     // At once, not 60 s later: the name is not held by the failed create.
     await store.createCollection(P, TASKS);
     expect(await store.getCollection(P, 'tasks')).toEqual(TASKS);
+  });
+});
+
+describe('the same through the records API', () => {
+  const SECRET = 's'.repeat(40);
+  const path = `/v1/projects/${P}/collections`;
+  const send = (method: 'get' | 'post', url: string, body?: object) => {
+    const headers = internalHeaders(SECRET, { project: P, keyKind: 'secret', requestId: `r-${Math.random()}` }, { method: method.toUpperCase(), path: url }, body && JSON.stringify(body));
+    const app = createRecordsApp({ logger: createLogger('test', 'silent'), internalSecret: SECRET, store, policy: createRulesPolicy() });
+    const req = request(app)[method](url).set(headers);
+    return body ? req.send(body) : req;
+  };
+
+  it('a create failing after its claim answers the 503 envelope; GET and a second POST agree the name is free', async () => {
+    injectFault(db, { op: 'createIndex', collection: RECORDS, error: new Error('connection reset by the server') });
+    const body = { name: 'tasks', fields: { slug: { type: 'text', unique: true } } };
+    const failed = await send('post', path, body);
+    expect(failed.status).toBe(503);
+    expect(failed.body).toEqual({ error: 'unavailable', message: expect.any(String) });
+    expect((await send('get', `${path}/tasks`)).status).toBe(404);
+    expect((await send('post', path, body)).status).toBe(201);
   });
 });
 
