@@ -115,6 +115,17 @@ describe('project purge', () => {
     // The name is free again.
     await store.createCollection(P, { ...TASKS, name: 'crashed' });
   });
+
+  it('a create still building its indexes when the project is purged leaves no storage behind', async () => {
+    const held = holdNext(db, 'createIndex', RECORDS);
+    const creating = store.createCollection(P, TASKS);
+    await held.reached;
+    await purgeRecords(store, P);
+    held.release();
+    await expect(creating).rejects.toMatchObject({ code: 'conflict' });
+    expect(await storageNames()).toEqual([]);
+    expect(await db.collection('plinth_collections').countDocuments({})).toBe(0);
+  });
 });
 
 describe('idempotency keys are deleted through an index', () => {

@@ -214,7 +214,11 @@ export class MongoCollections {
       { _id: id, pending: true, claimed_at: now },
       { $unset: { pending: '', claimed_at: '' } },
     );
-    if (published.matchedCount === 0) throw new ConflictError(`Collection "${collection.name}" already exists.`, { name: collection.name });
+    if (published.matchedCount === 0) {
+      // The claim was purged with its project meanwhile (or taken over): storage nobody names goes.
+      if (!(await this.meta().findOne({ _id: id }))) await this.records(project, collection.name).drop();
+      throw new ConflictError(`Collection "${collection.name}" already exists.`, { name: collection.name });
+    }
   }
 
   /** Deletes this create's claim and what it built; best effort (a claim left behind is taken over later). */
