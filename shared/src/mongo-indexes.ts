@@ -18,6 +18,19 @@ export function isMongoIndexConflict(err: unknown): boolean {
   return err instanceof loadMongodb().MongoServerError && (err.code === 85 || err.code === 86);
 }
 
+/**
+ * The indexes of a collection, none when it does not exist: the server answers listIndexes on a
+ * missing collection with code 26 NamespaceNotFound (a fresh database, a dropped collection).
+ */
+export async function listMongoIndexes(c: Pick<MongoIndexable, 'listIndexes'>): Promise<Document[]> {
+  try {
+    return await c.listIndexes().toArray();
+  } catch (err) {
+    if (err instanceof loadMongodb().MongoServerError && err.code === 26) return [];
+    throw err;
+  }
+}
+
 function isIndexNotFound(err: unknown): boolean {
   return err instanceof loadMongodb().MongoServerError && (err.code === 27 || err.codeName === 'IndexNotFound');
 }
@@ -113,7 +126,7 @@ export async function ensureMongoIndexes(
   build: CreateIndexesOptions = {},
 ): Promise<Map<string, string>> {
   for (let attempt = 1; ; attempt++) {
-    const p = plan(await c.listIndexes().toArray(), wanted);
+    const p = plan(await listMongoIndexes(c), wanted);
     try {
       for (const name of p.dropFirst) await dropMongoIndex(c, name);
       if (p.create.length > 0) await c.createIndexes(p.create, { commitQuorum: 'majority', ...build });

@@ -19,6 +19,12 @@ describe('the index catalog', () => {
     await expect(c.createIndex({ f1: 1 }, { name: 'f1' })).resolves.toBe('f1');
   });
 
+  it('answers listIndexes on a collection that does not exist with code 26 NamespaceNotFound', async () => {
+    await expect(db.collection('nowhere').listIndexes().toArray()).rejects.toMatchObject({ code: 26, codeName: 'NamespaceNotFound' });
+    await db.collection('nowhere').insertOne({ a: 1 });
+    expect((await db.collection('nowhere').listIndexes().toArray()).map((i) => i.name)).toEqual(['_id_']);
+  });
+
   it('lets two indexes share a key pattern when unique or the partial filter differ (5.0+), not under two names alone', async () => {
     const c = db.collection('c');
     await c.createIndex({ k: 1 }, { name: 'plain' });
@@ -41,6 +47,7 @@ describe('index builds in a replica set', () => {
   });
 
   it('aborts a build still running at maxTimeMS with code 50, leaving no index, also when its call resumes later', async () => {
+    await db.collection('c').insertOne({ a: 1 });
     const held = holdNext(db, 'createIndex', 'c');
     const build = db.collection('c').createIndexes([{ key: { a: 1 }, name: 'a' }], { maxTimeMS: 50 });
     await held.reached;

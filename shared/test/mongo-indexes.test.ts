@@ -80,3 +80,9 @@ it('a later release changing it again builds it back under the first name', asyn
   await ensureMongoIndex(users, { email: 1 }, { ...NEW, partialFilterExpression: { email: { $type: 'string' } } });
   expect((await indexes()).map((i) => i.name)).toEqual(['email_unique']);
 });
+
+it('creates the index on a fresh database, where the collection does not exist yet', async () => {
+  const fresh = createMingoDb();
+  await ensureMongoIndex(fresh.collection('users'), { email: 1 }, NEW);
+  expect((await fresh.collection('users').listIndexes().toArray()).map((i) => i.name)).toEqual(['_id_', 'email_unique']);
+});

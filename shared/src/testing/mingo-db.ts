@@ -34,7 +34,7 @@ import { FakeCursor, type Sort } from './mingo-cursor';
 import { SERVER_QUERY_OPTIONS, serverFilter } from './mingo-filter';
 import { Query, find as mingoFind, update as mingoUpdate } from 'mingo';
 import { FakeSession, MingoControl, registerControl, type FaultOp } from './mingo-faults';
-import { admitIndex, requireIndexedPlan, runIndexBuild, type BuildOptions } from './mingo-server';
+import { admitIndex, namespaceNotFound, requireIndexedPlan, runIndexBuild, type BuildOptions } from './mingo-server';
 
 export { callCount, holdNext, injectFault, stallCommits, transientError, type FaultOp, type FaultSpec } from './mingo-faults';
 export { MAX_INDEXES_PER_COLLECTION, nextQuorumStall, noTableScan, setReplicaSet } from './mingo-server';
@@ -248,6 +248,8 @@ export class FakeCollection {
     return {
       toArray: async () => {
         await this.enter('listIndexes');
+        // A collection exists here while it holds documents or indexes (mingo-server.ts).
+        if (!this.exists()) throw namespaceNotFound(this.collectionName);
         const all = [{ v: 2, key: { _id: 1 }, name: '_id_' }, ...this.indexes.map((i) => ({ v: 2, ...i, unique: i.unique || undefined }))];
         return all.map((i) => JSON.parse(JSON.stringify(i)) as Document);
       },

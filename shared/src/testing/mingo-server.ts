@@ -14,6 +14,9 @@
  *   build waits until that member returns. `maxTimeMS` bounds the createIndexes command; when it
  *   expires the build is aborted (code 50 MaxTimeMSExpired; nothing is left)
  *   (https://www.mongodb.com/docs/manual/reference/command/createIndexes/#std-label-createIndexes-cmd-commitQuorum).
+ * - listIndexes on a collection that does not exist fails with code 26 NamespaceNotFound
+ *   (https://www.mongodb.com/docs/manual/reference/command/listIndexes/); the stand-in takes a
+ *   collection to exist while it holds documents or indexes.
  * - With `notablescan`, a query, update or delete whose filter no index can serve fails with
  *   code 291 NoQueryExecutionPlans instead of scanning the collection
  *   (https://www.mongodb.com/docs/manual/reference/parameters/#mongodb-parameter-param.notablescan).
@@ -90,6 +93,11 @@ export function admitIndex(collection: string, indexes: CatalogIndex[], spec: Ca
     });
   }
   return 'new';
+}
+
+/** What the server answers for a command on a collection that does not exist. */
+export function namespaceNotFound(collection: string): MongoServerError {
+  return new MongoServerError({ message: `ns does not exist: mingo.${collection}`, code: 26, codeName: 'NamespaceNotFound' });
 }
 
 /** Options of createIndex/createIndexes that bound or commit a build. */

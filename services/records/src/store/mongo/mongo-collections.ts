@@ -22,6 +22,7 @@ import {
   dropMongoIndex,
   ensureMongoIndexes,
   indexFamily,
+  listMongoIndexes,
   loadMongodb,
   PlinthError,
   UnavailableError,
@@ -159,7 +160,7 @@ export class MongoCollections {
       if (!stored) return;
       const wanted = wantedIndexes(stored.collection);
       const names = new Set(wanted.map((w) => w.name));
-      for (const existing of await records.listIndexes().toArray()) {
+      for (const existing of await listMongoIndexes(records)) {
         const server = existing.name as string;
         if (!OURS.test(server) || names.has(indexFamily(server))) continue;
         const now = await this.meta().findOne({ _id: id });
@@ -262,7 +263,7 @@ export class MongoCollections {
     const records = this.records(project, next.name);
     const wanted = wantedIndexes(next);
     const names = new Set(wanted.map((w) => w.name));
-    const existing = await records.listIndexes().toArray();
+    const existing = await listMongoIndexes(records);
     const families = existing.map((i) => indexFamily(i.name as string));
     const missing = wanted.filter((w) => !families.includes(w.name));
     let count = existing.length;
