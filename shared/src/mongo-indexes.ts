@@ -86,6 +86,12 @@ function plan(existing: Document[], wanted: WantedIndex[]): Plan {
       continue;
     }
     const clash = existing.find((i) => sameSignature(i, want));
+    if (clash && equivalent(clash, want)) {
+      // The same index under a name of someone else's choosing (built by hand): it serves.
+      out.names.set(want.name, clash.name as string);
+      out.dropAfter.push(...family.map((i) => i.name as string));
+      continue;
+    }
     if (clash) {
       if (flag(clash.unique)) {
         throw new Error(`MongoDB index "${clash.name as string}" must be replaced by hand: its options changed in a way the server cannot build beside it (collMod).`);

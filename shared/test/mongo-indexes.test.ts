@@ -86,3 +86,9 @@ it('creates the index on a fresh database, where the collection does not exist y
   await ensureMongoIndex(fresh.collection('users'), { email: 1 }, NEW);
   expect((await fresh.collection('users').listIndexes().toArray()).map((i) => i.name)).toEqual(['_id_', 'email_unique']);
 });
+
+it('adopts the same index built by hand under another name instead of refusing to start', async () => {
+  await users.createIndex({ email: 1 }, { ...NEW, name: 'by_hand' });
+  await ensureMongoIndex(users, { email: 1 }, NEW);
+  expect((await indexes()).map((i) => i.name)).toEqual(['by_hand']);
+});
