@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import {
   assertDiskSpace,
+  createAnnouncementsFromConfig,
   connectRedis,
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
@@ -11,6 +12,7 @@ import {
   openOnMongo,
   openSqlite,
   SqliteRateLimitStore,
+  type Announcements,
   type BuiltService,
   type SqliteDatabase,
   type RevocationChecker,
@@ -53,6 +55,12 @@ export interface AuthServiceOptions {
    * gateway's proxy appends one X-Forwarded-For hop. False when mounted in-process (standalone).
    */
   behindGatewayProxy?: boolean;
+  /**
+   * The bus of project deletions and key changes. Default: built from the configuration (Redis
+   * pub/sub on REDIS_URL, else `${PLINTH_DATA_DIR}/announcements.db`) and closed by this service;
+   * standalone mode passes the one its process shares with records.
+   */
+  announcements?: Announcements;
 }
 
 /** The auth service plus what other in-process parts may need from it. */
@@ -101,7 +109,13 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     closers.push(() => queue.close());
     outbox = queue;
   }
-  const keys = new SigningKeys(users, clock);
+  let announcements = opts.announcements;
+  if (!announcements) {
+    const own = await createAnnouncementsFromConfig(config, logger);
+    closers.push(() => own.close());
+    announcements = own;
+  }
+  const keys = new SigningKeys(users, clock, announcements);
   const background = new BackgroundWork(logger);
   const auth: AuthContext = {
     users,
@@ -116,6 +130,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     tokens: new AccessTokens(keys, config.PLINTH_ISSUER, clock),
     settings: new SettingsReader(users),
     clock,
+    announcements,
     background,
   };
 

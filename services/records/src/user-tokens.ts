@@ -6,6 +6,7 @@ import {
   InternalClient,
   RedisRevocationChecker,
   UnavailableError,
+  type Announcements,
   asProjectId,
   type ProjectId,
   type RevocationChecker,
@@ -40,11 +41,13 @@ export function userTokenSourcesFromConfig(opts: { authUrl?: string; internalSec
 
 /**
  * Turns a request's `X-Db-User-Token` into the verified user (null without the header);
- * `forget(project)` drops the project's cached signing keys.
+ * `forget(project)` drops the project's cached signing keys, as does a project deletion or key
+ * rotation heard on `announcements` (every key on `missed`).
  */
 export function userTokenAuthenticator(
   sources: UserTokenSources,
   logger?: Logger,
+  announcements?: Announcements,
 ): AuthenticateUser & { forget: (project: ProjectId) => void } {
   const revocations = sources.revocations;
   const verifiers = createProjectTokenVerifiers({
@@ -55,6 +58,10 @@ export function userTokenAuthenticator(
         servingStale ? 'JWKS refresh failed; verifying user tokens with the last good keys' : 'JWKS refresh failed; no usable keys',
       ),
     isRevoked: revocations ? (project, sid, iat) => revocations.isRevoked(asProjectId(project), sid, iat) : undefined,
+  });
+  announcements?.subscribe((event) => {
+    if (event.kind === 'missed') verifiers.forgetAll();
+    else verifiers.forget(event.project);
   });
   const authenticate: AuthenticateUser = (req: Request) =>
     authFromUserToken({
