@@ -102,3 +102,22 @@ it('SQLite: a process that slept past the retained announcements hears `missed`'
   da.close();
   db.close();
 });
+
+it('SQLite: catchUp hears another process\'s announcement at once, without waiting for the poll', async () => {
+  const file = path.join(dir, 'catch-up.db');
+  const [da, db] = [openSqlite(file), openSqlite(file)];
+  const reader = new SqliteAnnouncements(db, 3_600_000);
+  const writer = new SqliteAnnouncements(da, 3_600_000);
+  const log = heard(reader);
+  reader.catchUp();
+  expect(log).toEqual([]);
+  await writer.publish({ kind: 'project-deleted', project: P });
+  reader.catchUp();
+  expect(log).toEqual([{ kind: 'project-deleted', project: P }]);
+  reader.catchUp(); // nothing new: heard once
+  expect(log).toHaveLength(1);
+  await writer.close();
+  await reader.close();
+  da.close();
+  db.close();
+});

@@ -63,12 +63,15 @@ export function userTokenAuthenticator(
     if (event.kind === 'missed') verifiers.forgetAll();
     else verifiers.forget(event.project);
   });
-  const authenticate: AuthenticateUser = (req: Request) =>
-    authFromUserToken({
+  const authenticate: AuthenticateUser = (req: Request) => {
+    // Keys another process announced gone are dropped before a token is verified.
+    if (req.headers[USER_TOKEN_HEADER] !== undefined) announcements?.catchUp();
+    return authFromUserToken({
       // The project header was verified by the chassis' internal-auth middleware.
       project: String(req.headers[INTERNAL_HEADERS.project]),
       userToken: req.headers[USER_TOKEN_HEADER],
       verifiers,
     });
+  };
   return Object.assign(authenticate, { forget: (project: ProjectId) => verifiers.forget(project) });
 }

@@ -38,6 +38,13 @@ export interface Announcements {
   publish(announcement: Announcement): Promise<void>;
   /** Registers a listener; returns a function that removes it. */
   subscribe(listener: AnnouncementListener): () => void;
+  /**
+   * Hears, before returning, every announcement already made that this process has not heard,
+   * where the bus can tell cheaply (SQLite: the file's change counter, a few µs). Called before
+   * a cache is used, so that no request is answered from a cache another process already
+   * dropped. A no-op for buses that deliver on their own (Redis).
+   */
+  catchUp(): void;
   close(): Promise<void>;
 }
 
@@ -73,6 +80,8 @@ export class LocalAnnouncements implements Announcements {
   subscribe(listener: AnnouncementListener): () => void {
     return this.listeners.add(listener);
   }
+
+  catchUp(): void {}
 
   async close(): Promise<void> {}
 }

@@ -20,6 +20,7 @@ export async function createAnnouncementsFromConfig(
   return {
     publish: (a) => bus.publish(a),
     subscribe: (l) => bus.subscribe(l),
+    catchUp: () => bus.catchUp(),
     close: async () => {
       await bus.close();
       db.close();

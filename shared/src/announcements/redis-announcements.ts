@@ -59,6 +59,9 @@ export class RedisAnnouncements implements Announcements {
     return this.listeners.add(listener);
   }
 
+  /** Messages arrive on their own, a round trip after they were published. */
+  catchUp(): void {}
+
   async close(): Promise<void> {
     await Promise.allSettled([this.sub.quit(), this.pub.quit()]);
   }

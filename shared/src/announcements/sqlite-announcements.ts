@@ -16,14 +16,18 @@ export const ANNOUNCEMENT_POLL_MS = 200;
 /**
  * Announcements across the worker processes of one data directory (standalone): a row per
  * announcement in a small table of its own file, which every process reads every `pollMs`
- * (one primary-key range read: `seq > last`). Each process starts after the newest row (its
- * caches start empty); a process that finds the rows after its last one trimmed away hears
- * `missed`. Rows older than an hour are deleted when a new one is written.
+ * (one primary-key range read: `seq > last`), and at once from `catchUp` when the file's change
+ * counter (`PRAGMA data_version`, which moves when another connection commits) has moved. Each
+ * process starts after the newest row (its caches start empty); a process that finds the rows
+ * after its last one trimmed away hears `missed`. Rows older than an hour are deleted when a
+ * new one is written.
  */
 export class SqliteAnnouncements implements Announcements {
   private readonly listeners = new Listeners();
   private readonly timer: NodeJS.Timeout;
   private last: number;
+  private readonly dataVersion;
+  private version: number;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -31,6 +35,8 @@ export class SqliteAnnouncements implements Announcements {
     private readonly now: () => number = Date.now,
   ) {
     db.exec(SCHEMA);
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.version = this.dataVersion.get() as number;
     this.last = this.newest();
     this.timer = setInterval(() => this.poll(), pollMs);
     this.timer.unref();
@@ -47,6 +53,14 @@ export class SqliteAnnouncements implements Announcements {
       this.db.prepare('DELETE FROM announcements WHERE at < ?').run(now - RETAIN_MS);
     }).immediate();
     this.listeners.tell(a);
+  }
+
+  catchUp(): void {
+    if (!this.db.open) return;
+    const version = this.dataVersion.get() as number;
+    if (version === this.version) return;
+    this.version = version;
+    this.poll();
   }
 
   /** Reads the announcements after the last one heard; public for tests that cannot wait. */

@@ -90,13 +90,13 @@ export async function readPayroll(caller: Caller, keys: TenantKeys, token: strin
  * Asks every process in `processes` (by calling until each answered `times` times, at most
  * `maxCalls` calls) and returns every reply: a process that never answered fails the suite.
  */
-export async function onEveryProcess(
+export async function onEveryProcess<R extends Reply>(
   processes: string[],
-  ask: () => Promise<Reply>,
+  ask: () => Promise<R>,
   times = 1,
   maxCalls = 40,
-): Promise<Reply[]> {
-  const replies: Reply[] = [];
+): Promise<R[]> {
+  const replies: R[] = [];
   const count = new Map(processes.map((p) => [p, 0]));
   for (let i = 0; i < maxCalls && [...count.values()].some((n) => n < times); i++) {
     const r = await ask();

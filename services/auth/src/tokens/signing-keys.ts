@@ -61,6 +61,8 @@ export class SigningKeys {
   }
 
   private async keys(project: ProjectId, fresh = false): Promise<SigningKeyRecord[]> {
+    // A deletion or rotation another process made drops the cache before it is used.
+    this.announcements?.catchUp();
     const hit = this.cache.get(project);
     if (hit && !fresh && this.clock() - hit.at < CACHE_MS) return hit.keys;
     const keys = await this.store.listSigningKeys(project);
