@@ -26,6 +26,11 @@ const ENTRY: Record<ClusterService | 'gateway', string> = {
 export interface ClusterOptions {
   /** Replicas per service (default 1 each). */
   replicas?: Partial<Record<ClusterService, number>>;
+  /**
+   * More replicas per service that no other process is told about, as pods behind one Service
+   * address: the gateway neither routes to them nor sends them purges (named `<svc>-unlisted-<i>`).
+   */
+  unlisted?: Partial<Record<ClusterService, number>>;
   /** Extra environment for every process (REDIS_URL, SMTP_URL, …). */
   env?: Record<string, string>;
   /** Per-service extra environment. */
@@ -171,6 +176,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         const p = await startProcess(`${svc}-${i}`, ENTRY[svc], { ...base, ...callsAuth, ...callsRecords, ...opts.serviceEnv?.[svc] });
         processes.push(p);
         urls[svc].push(p.url);
+      }
+      for (let i = 0; i < (opts.unlisted?.[svc] ?? 0); i++) {
+        processes.push(await startProcess(`${svc}-unlisted-${i}`, ENTRY[svc], { ...base, ...callsAuth, ...callsRecords, ...opts.serviceEnv?.[svc] }));
       }
     }
     const gatewayUrls: string[] = [];
