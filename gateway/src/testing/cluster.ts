@@ -119,8 +119,9 @@ export async function deleteMatching(redis: Redis, pattern: string): Promise<voi
 }
 
 /**
- * Removes the run's event streams (PLINTH_EVENTS_PREFIX) and the nonces of its internal
- * credentials (PLINTH_NONCE_PREFIX) from Redis, if it used Redis.
+ * Removes the run's event streams (PLINTH_EVENTS_PREFIX), the nonces of its internal
+ * credentials (PLINTH_NONCE_PREFIX) and its revocation sync keys (PLINTH_REVOCATION_SYNC_PREFIX)
+ * from Redis, if it used Redis.
  */
 async function deleteRunKeys(env: NodeJS.ProcessEnv): Promise<void> {
   if (!env.REDIS_URL) return;
@@ -133,6 +134,7 @@ async function deleteRunKeys(env: NodeJS.ProcessEnv): Promise<void> {
       await redis.del(...keys);
     }
     if (env.PLINTH_NONCE_PREFIX) await deleteMatching(redis, `${env.PLINTH_NONCE_PREFIX}*`);
+    if (env.PLINTH_REVOCATION_SYNC_PREFIX) await deleteMatching(redis, `${env.PLINTH_REVOCATION_SYNC_PREFIX}*`);
   } catch {
     // Cleaning up is best effort: the keys are prefixed with the run's random id.
   } finally {
@@ -159,6 +161,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     PLINTH_EVENTS_PREFIX: `test:events:${randomBytes(6).toString('hex')}:`,
     // The nonces of its internal credentials too (they expire within a minute).
     PLINTH_NONCE_PREFIX: `test:nonce:${randomBytes(6).toString('hex')}:`,
+    // And which Redis data set its auth last brought up to date with the revocation log.
+    PLINTH_REVOCATION_SYNC_PREFIX: `test:revsync:${randomBytes(6).toString('hex')}:`,
     ...opts.env,
     PLINTH_DATA_DIR: dataDir,
     PLINTH_INTERNAL_SECRET: internalSecret,

@@ -27,8 +27,11 @@ import { purgeProject } from './flows/purge';
 import { SettingsReader } from './flows/settings';
 import type { MailOutbox } from './mail/mail-outbox';
 import { EmbeddedSessionStore } from './store/embedded-session-store';
+import { MongoRevocationLog } from './store/mongo-revocation-log';
 import { MongoUserStore } from './store/mongo-user-store';
 import { RedisSessionStore } from './store/redis-session-store';
+import type { RevocationLog } from './store/revocation-log';
+import { SqliteRevocationLog } from './store/sqlite-revocation-log';
 import type { SessionStore } from './store/session-store';
 import { SqliteUserStore } from './store/sqlite-user-store';
 import type { UserStore } from './store/user-store';
@@ -87,16 +90,35 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
   const embeddedDb = (): SqliteDatabase => (embedded.db ??= openSqlite(path.join(config.PLINTH_DATA_DIR, 'auth.db')));
 
   let users: UserStore;
+  // The durable copy of revocations, beside the users, for sessions kept in Redis.
+  let revocationLog = async (): Promise<RevocationLog> => new SqliteRevocationLog(embeddedDb());
   if (config.MONGO_URL) {
     const commitTimeoutMs = config.PLINTH_MONGO_COMMIT_TIMEOUT_MS;
-    users = await openOnMongo(config.MONGO_URL, (client, release) => MongoUserStore.open(client.db(), release, { commitTimeoutMs }));
+    users = await openOnMongo(config.MONGO_URL, (client, release) => {
+      revocationLog = () => MongoRevocationLog.open(client.db());
+      return MongoUserStore.open(client.db(), release, { commitTimeoutMs });
+    });
   } else {
     users = new SqliteUserStore(embeddedDb());
   }
   closers.push(() => users.close());
 
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'auth') : null;
-  const sessions: SessionStore = redis ? new RedisSessionStore(redis, prefix) : new EmbeddedSessionStore(embeddedDb(), clock);
+  const sessions: SessionStore = redis
+    ? new RedisSessionStore(redis, {
+        prefix,
+        log: await revocationLog(),
+        syncPrefix: config.PLINTH_REVOCATION_SYNC_PREFIX,
+        logger,
+        now: clock,
+      })
+    : new EmbeddedSessionStore(embeddedDb(), clock);
+  closers.push(() => sessions.close());
+  if (sessions instanceof RedisSessionStore && sessions.sync) {
+    // Start serving once Redis is known to hold every logged revocation, or answer 503 for
+    // session reads until it is (Redis down at start must not stop the process).
+    await sessions.sync.ready(2000).catch(() => logger.warn('redis revocation sync: not confirmed at start; session reads answer 503 until it is'));
+  }
   if (redis) {
     closers.push(async () => {
       await redis.quit();

@@ -7,7 +7,7 @@ import { describeSessionStoreContract } from './session-store-contract';
 describeSessionStoreContract('redis (real server)', async () => {
   const redis = new Redis(TEST_REDIS_URL);
   const prefix = `test:${newId('auth_')}:`;
-  const store = new RedisSessionStore(redis, prefix);
+  const store = new RedisSessionStore(redis, { prefix });
   return {
     store,
     cleanup: async () => {
@@ -22,7 +22,7 @@ describe('RedisSessionStore specifics', () => {
     const prefix = `test:${newId('auth_')}:`;
     const writer = new Redis(TEST_REDIS_URL);
     const reader = new Redis(TEST_REDIS_URL);
-    const store = new RedisSessionStore(writer, prefix);
+    const store = new RedisSessionStore(writer, { prefix });
     const elsewhere = new RedisRevocationChecker(reader, prefix);
     const project = asProjectId('proj-one');
     const now = Date.now();
@@ -44,7 +44,7 @@ describe('RedisSessionStore: revocation fails closed when Redis loses data', () 
   it('a session Redis no longer holds (restart without persistence, eviction) counts as revoked', async () => {
     const prefix = `test:${newId('auth_')}:`;
     const redis = new Redis(TEST_REDIS_URL);
-    const store = new RedisSessionStore(redis, prefix);
+    const store = new RedisSessionStore(redis, { prefix });
     const project = asProjectId('proj-one');
     const now = Date.now();
     const iat = Math.floor(now / 1000);

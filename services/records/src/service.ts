@@ -100,7 +100,14 @@ export async function buildRecordsService(
   /** What can do without Redis for a while (nonces, rate-limit counters) skips it after a failure. */
   const breaker = redis ? redisBreaker(redis) : undefined;
   const sources =
-    opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
+    opts.userTokens ??
+    userTokenSourcesFromConfig({
+      authUrl: config.AUTH_URL,
+      internalSecret: config.PLINTH_INTERNAL_SECRET,
+      redis,
+      syncPrefix: config.PLINTH_REVOCATION_SYNC_PREFIX,
+      logger,
+    });
   const policy =
     opts.policy ?? createRulesPolicy({ onRuleFailure: (info) => logger.warn({ rule: info }, 'stored rule no longer valid; denying') });
   const ownAnnouncements = opts.authenticateUser || opts.announcements ? null : await createAnnouncementsFromConfig(config, logger);

@@ -4,7 +4,9 @@ import type { Logger } from 'pino';
 import {
   INTERNAL_HEADERS,
   InternalClient,
+  DEFAULT_AUTH_REDIS_PREFIX,
   RedisRevocationChecker,
+  RedisRevocationSync,
   UnavailableError,
   type Announcements,
   asProjectId,
@@ -25,17 +27,30 @@ export interface UserTokenSources {
 
 /**
  * Cluster mode: JWKS from the auth service over a signed internal call (AUTH_URL), revocations
- * from the Redis keys the auth service writes (REDIS_URL). Without AUTH_URL, a request carrying a
+ * from the Redis keys the auth service writes (REDIS_URL), read only while that Redis is
+ * confirmed to hold every durable revocation (RedisRevocationSync; 503 meanwhile). Without AUTH_URL, a request carrying a
  * user token answers 503: the service cannot verify it.
  */
-export function userTokenSourcesFromConfig(opts: { authUrl?: string; internalSecret: string; redis?: Redis | null }): UserTokenSources {
+export function userTokenSourcesFromConfig(opts: {
+  authUrl?: string;
+  internalSecret: string;
+  redis?: Redis | null;
+  /** PLINTH_REVOCATION_SYNC_PREFIX. */
+  syncPrefix?: string;
+  logger?: Logger;
+}): UserTokenSources {
   const client = opts.authUrl ? new InternalClient({ baseUrl: opts.authUrl, internalSecret: opts.internalSecret }) : null;
   return {
     jwks: async (project) => {
       if (!client) throw new UnavailableError('User tokens cannot be verified: the records service has no AUTH_URL.');
       return client.getJson<Jwks>(project, 'none', `/v1/projects/${project}/auth/jwks.json`);
     },
-    revocations: opts.redis ? new RedisRevocationChecker(opts.redis) : undefined,
+    // Trusted only while that Redis is known to hold every durable revocation (after a failover, once auth replayed them).
+    revocations: opts.redis
+      ? new RedisRevocationChecker(opts.redis, DEFAULT_AUTH_REDIS_PREFIX, {
+          sync: new RedisRevocationSync(opts.redis, opts.syncPrefix, { logger: opts.logger }),
+        })
+      : undefined,
   };
 }
 
