@@ -1,9 +1,11 @@
 /**
  * Cluster: two records replicas, one of which the gateway does not list (as two pods behind one
- * Service address, where the gateway's purge reaches only one). A project is deleted and created
- * again with the same id; each replica, asked directly with a signed internal request, must
- * refuse the old tenant's user and minted tokens and take the new tenant's within a second —
- * the unlisted one learns of the deletion only from the announcement on Redis.
+ * Service address, where the gateway's purge reaches only one), each asked directly with a
+ * signed internal request.
+ * - A project is deleted and created again with the same id: each replica must refuse the old
+ *   tenant's user and minted tokens and take the new tenant's within a second — the unlisted one
+ *   learns of the deletion only from the announcement on Redis.
+ * - Tokens minted for an Auth user are refused by each replica once the user is disabled, or deleted.
  */
 import { randomUUID } from 'node:crypto';
 import { internalHeaders } from '@plinth/shared';
@@ -14,6 +16,7 @@ import { onEveryProcess, readPayroll, setUpTenant, within, type Caller, type Ten
 let redis: OwnRedis;
 let cluster: Cluster;
 const PROJECT = 'payroll-cluster';
+const MINTED_PROJECT = 'minted-cluster';
 
 beforeAll(async () => {
   redis = await OwnRedis.start();
@@ -26,12 +29,13 @@ afterAll(async () => {
 });
 
 /** Through the gateway (setting tenants up). */
-const viaGateway: Caller = async (c) => {
+const viaGateway: Caller = (c) => gatewayCall(PROJECT, c);
+const gatewayCall = async (project: string, c: Parameters<Caller>[0]): ReturnType<Caller> => {
   const headers: Record<string, string> = { Authorization: `Bearer ${c.key}` };
   if (c.dbUserToken) headers['X-Db-User-Token'] = c.dbUserToken;
   if (c.authUserToken) headers['X-Auth-User-Token'] = c.authUserToken;
   if (c.body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(`${cluster.url}/v1/projects/${PROJECT}${c.path}`, {
+  const res = await fetch(`${cluster.url}/v1/projects/${project}${c.path}`, {
     method: c.method ?? 'GET',
     headers,
     body: c.body === undefined ? undefined : JSON.stringify(c.body),
@@ -41,13 +45,13 @@ const viaGateway: Caller = async (c) => {
 };
 
 /** Straight to the records replicas, in turn, signed as the gateway signs (public key). */
-function viaRecordsReplicas(): { caller: Caller; names: string[] } {
+function viaRecordsReplicas(project = PROJECT): { caller: Caller; names: string[] } {
   const replicas = cluster.processes.filter((p) => p.name.startsWith('records-'));
   let next = 0;
   const caller: Caller = async (c) => {
     const replica = replicas[next++ % replicas.length]!;
-    const path = `/v1/projects/${PROJECT}${c.path}`;
-    const id = { project: PROJECT, keyKind: 'public' as const, requestId: randomUUID() };
+    const path = `/v1/projects/${project}${c.path}`;
+    const id = { project, keyKind: 'public' as const, requestId: randomUUID() };
     const res = await fetch(replica.url + path, {
       headers: { ...internalHeaders(cluster.internalSecret, id, { method: 'GET', path }), 'X-Db-User-Token': c.dbUserToken ?? '' },
     });
@@ -89,4 +93,28 @@ it('both records replicas refuse the old tenant\'s tokens and take the new tenan
     });
     expect(replies.map((r) => [r.via, r.status, r.salaries])).toEqual(replies.map((r) => [r.via, 200, ['new']]));
   }
+}, 90_000);
+
+it('each records replica refuses tokens minted for an Auth user once the user is disabled, or deleted', async () => {
+  const { caller: direct, names } = viaRecordsReplicas(MINTED_PROJECT);
+  const created = await cluster.createProject(MINTED_PROJECT);
+  const keys = { publicKey: created.publicKey, secretKey: created.secretKey };
+  const call: Caller = (c) => gatewayCall(MINTED_PROJECT, c);
+  const tenant = await setUpTenant(call, keys, 'minted');
+  const statuses = async (token: string) => (await onEveryProcess(names, () => readPayroll(direct, keys, token), 2)).map((r) => r.status);
+  expect(await statuses(tenant.mintedForUser)).toEqual([200, 200, 200, 200]);
+
+  const users = await call({ path: '/auth/users', key: keys.secretKey });
+  const userId = (users.body as { users: Array<{ id: string }> }).users[0]!.id;
+  expect((await call({ method: 'PATCH', path: `/auth/users/${userId}`, key: keys.secretKey, body: { status: 'disabled' } })).status).toBe(200);
+  expect(await statuses(tenant.mintedForUser)).toEqual([401, 401, 401, 401]);
+  expect(await statuses(tenant.mintedOutside)).toEqual([200, 200, 200, 200]);
+
+  const second = await call({ method: 'POST', path: '/auth/signup', key: keys.publicKey, body: { email: 'second@minted.example', password: 'correct horse battery' } });
+  const secondId = (second.body as { user: { id: string } }).user.id;
+  const minted = await call({ method: 'POST', path: '/auth/tokens', key: keys.secretKey, body: { user_id: secondId, claims: { role: 'hr' } } });
+  const token = (minted.body as { access_token: string }).access_token;
+  expect(await statuses(token)).toEqual([200, 200, 200, 200]);
+  expect((await call({ method: 'DELETE', path: `/auth/users/${secondId}`, key: keys.secretKey })).status).toBe(200);
+  expect(await statuses(token)).toEqual([401, 401, 401, 401]);
 }, 90_000);
