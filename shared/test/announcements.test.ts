@@ -11,6 +11,7 @@ import {
   type Announcements,
 } from '@plinth/shared';
 import { waitFor } from '@plinth/shared/testing/wait-for';
+import { OwnRedis } from '../../test/faults/support/own-redis';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const P = asProjectId('ann-test');
@@ -120,4 +121,27 @@ it('SQLite: catchUp hears another process\'s announcement at once, without waiti
   await reader.close();
   da.close();
   db.close();
+});
+
+it('Redis: a replica whose subscription dropped (Redis restarted) hears `missed` once it is back, then announcements again', async () => {
+  const own = await OwnRedis.start();
+  const [a, b] = [await RedisAnnouncements.start(own.url), await RedisAnnouncements.start(own.url)];
+  try {
+    const log = heard(b);
+    await own.restartEmpty();
+    await waitFor('missed', () => log.some((e) => e.kind === 'missed'), { timeoutMs: 10_000 });
+    // Publish until the re-subscribed replica hears it (the publisher may reconnect a moment later).
+    await waitFor(
+      'an announcement after the reconnect',
+      async () => {
+        await a.publish({ kind: 'project-deleted', project: P }).catch(() => undefined);
+        return log.some((e) => e.kind === 'project-deleted');
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
+  } finally {
+    await a.close();
+    await b.close();
+    await own.kill();
+  }
 });
