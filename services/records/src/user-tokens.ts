@@ -8,6 +8,7 @@ import {
   RedisRevocationChecker,
   RedisRevocationSync,
   UnavailableError,
+  UnauthorizedError,
   type Announcements,
   asProjectId,
   type ProjectId,
@@ -74,19 +75,32 @@ export function userTokenAuthenticator(
       ),
     isRevoked: revocations ? (project, sid, iat) => revocations.isRevoked(asProjectId(project), sid, iat) : undefined,
   });
+  /** Moves whenever an announcement dropped cached keys. */
+  let dropped = 0;
   announcements?.subscribe((event) => {
+    dropped++;
     if (event.kind === 'missed') verifiers.forgetAll();
     else verifiers.forget(event.project);
   });
-  const authenticate: AuthenticateUser = (req: Request) => {
-    // Keys another process announced gone are dropped before a token is verified.
-    if (req.headers[USER_TOKEN_HEADER] !== undefined) announcements?.catchUp();
-    return authFromUserToken({
+  const authenticate: AuthenticateUser = async (req: Request) => {
+    const input = {
       // The project header was verified by the chassis' internal-auth middleware.
       project: String(req.headers[INTERNAL_HEADERS.project]),
       userToken: req.headers[USER_TOKEN_HEADER],
       verifiers,
-    });
+    };
+    try {
+      return await authFromUserToken(input);
+    } catch (err) {
+      // A key this process does not know may be a project's re-created elsewhere a moment ago:
+      // hear the announcements not yet polled, and verify once more if they dropped cached keys
+      // (only then: the hot path of known keys pays nothing).
+      if (!announcements || !(err instanceof UnauthorizedError) || err.details?.reason !== 'unknown_key') throw err;
+      const before = dropped;
+      announcements.catchUp();
+      if (dropped === before) throw err;
+      return authFromUserToken(input);
+    }
   };
   return Object.assign(authenticate, { forget: (project: ProjectId) => verifiers.forget(project) });
 }

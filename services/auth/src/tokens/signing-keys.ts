@@ -61,8 +61,6 @@ export class SigningKeys {
   }
 
   private async keys(project: ProjectId, fresh = false): Promise<SigningKeyRecord[]> {
-    // A deletion or rotation another process made drops the cache before it is used.
-    this.announcements?.catchUp();
     const hit = this.cache.get(project);
     if (hit && !fresh && this.clock() - hit.at < CACHE_MS) return hit.keys;
     const keys = await this.store.listSigningKeys(project);
@@ -72,6 +70,11 @@ export class SigningKeys {
 
   /** The key new tokens are signed with; created (once per process, even when racing) if the project has none. */
   async current(project: ProjectId): Promise<SigningKeyRecord> {
+    // A deletion or rotation another process made drops the cache before anything is signed with
+    // it (a re-created project must never get a token signed with its predecessor's key).
+    // Verification needs no such care: an unknown kid re-reads the store, and a deleted
+    // project's tokens fail the session check.
+    this.announcements?.catchUp();
     const active = (await this.keys(project)).find((k) => k.verify_until === null);
     if (active) return active;
     let pending = this.creating.get(project);
