@@ -10,13 +10,16 @@
 
 /**
  * Shared helper: revoke one session if live. Returns 1 when it was live. Every revocation also
- * raises the data set's `applied` time (ms) to `now`, so that after a failover to a replica the
- * replay knows from when the durable log must be read again (redis-revocation-sync.ts).
+ * raises the data set's `applied` time (ms) to `now` (unless `appliedKey` is empty: a store
+ * without a durable log), so that after a failover to a replica the replay knows from when the
+ * durable log must be read again (redis-revocation-sync.ts).
  */
 const REVOKE_FN = `
 local function revoke(prefix, project, sid, now, retS, appliedKey)
-  local applied = tonumber(redis.call('GET', appliedKey) or '0')
-  if now > applied then redis.call('SET', appliedKey, now, 'EX', retS) end
+  if appliedKey ~= '' then
+    local applied = tonumber(redis.call('GET', appliedKey) or '0')
+    if now > applied then redis.call('SET', appliedKey, now, 'EX', retS) end
+  end
   local skey = prefix .. 'sess:' .. project .. ':' .. sid
   local s = redis.call('HMGET', skey, 'user_id', 'revoked_at')
   if not s[1] or s[2] then return 0 end

@@ -73,7 +73,8 @@ export class RedisSessionStore implements SessionStore {
   ) {
     this.prefix = opts.prefix ?? DEFAULT_AUTH_REDIS_PREFIX;
     const syncPrefix = opts.syncPrefix ?? DEFAULT_REVOCATION_SYNC_PREFIX;
-    this.applied = appliedKey(syncPrefix);
+    // Without a log there is nothing to replay from: the data set's revocation time is not kept.
+    this.applied = opts.log ? appliedKey(syncPrefix) : '';
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
     this.sync = opts.log ? new RedisRevocationSync(redis, syncPrefix, { replay: () => this.replay(), logger: opts.logger }) : undefined;
@@ -108,14 +109,15 @@ export class RedisSessionStore implements SessionStore {
       REVOCATION_RETENTION_SECONDS,
       this.applied,
     ])) as string[];
+    const [outcome, id, userId, createdAt, expiresAt, grace] = r;
+    // The family was revoked for reuse: that is recorded whatever else happens.
+    if (outcome === 'reused' && id) await this.logRevoked(project, [id], rot.now);
     // A rotation on a data set that may have forgotten this family's revocation is not trusted.
     this.sync?.assertConfirmed();
-    const [outcome, id, userId, createdAt, expiresAt, grace] = r;
     if (outcome === 'invalid' || !id || !userId) return { outcome: 'invalid' };
     const session: SessionInfo = { id, user_id: userId, created_at: Number(createdAt), expires_at: Number(expiresAt) };
     if (outcome === 'rotated') return { outcome, session };
     if (outcome === 'grace' && grace !== undefined) return { outcome, session, grace };
-    await this.logRevoked(project, [id], rot.now);
     return { outcome: 'reused', session };
   }
 
