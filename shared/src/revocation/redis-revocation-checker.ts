@@ -50,6 +50,7 @@ export class RedisRevocationChecker implements RevocationChecker {
   ) {}
 
   async isRevoked(project: ProjectId, sid: string, iat: number): Promise<boolean> {
+    await this.opts.sync?.confirm();
     const replies = await this.redis
       .pipeline()
       .get(revocationKey(this.prefix, project, sid))

@@ -90,6 +90,19 @@ export class RedisRevocationSync {
     if (!this.confirmed) throw new UnavailableError('Session state is being restored after a Redis failover; try again shortly.');
   }
 
+  /**
+   * Resolves at once when confirmed; otherwise checks now (joining a check under way) instead of
+   * waiting for the timer, and throws UnavailableError if the data set is still not confirmed.
+   * Called before a session is read or written, so the first request after a reconnection does
+   * not fail for want of a check that would have succeeded.
+   */
+  async confirm(): Promise<void> {
+    if (this.confirmed) return;
+    this.check();
+    while (this.running) await this.running;
+    this.assertConfirmed();
+  }
+
   /** Resolves once the Redis is confirmed (tests, start-up). */
   async ready(timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;

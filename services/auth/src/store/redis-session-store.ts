@@ -92,10 +92,14 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async create(project: ProjectId, s: NewSession): Promise<void> {
+    // A session is handed out only by a data set known to hold every revocation, so a sign-in
+    // that succeeded means every service reads this Redis again.
+    await this.sync?.confirm();
     await this.run(CREATE_SCRIPT, [this.prefix, project, s.id, s.user_id, s.refresh_hash, s.now, s.expires_at, RETENTION_MS]);
   }
 
   async rotate(project: ProjectId, rot: Rotation): Promise<RotationOutcome> {
+    await this.sync?.confirm();
     const r = (await this.run(ROTATE_SCRIPT, [
       this.prefix,
       project,
@@ -122,6 +126,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async getActive(project: ProjectId, sid: string, now: number): Promise<SessionInfo | null> {
+    await this.sync?.confirm();
     const [userId, createdAt, expiresAt, revokedAt] = await this.redis.hmget(
       `${this.prefix}sess:${project}:${sid}`,
       'user_id',
