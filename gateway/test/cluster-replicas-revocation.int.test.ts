@@ -4,7 +4,8 @@
  * signed internal request.
  * - A project is deleted and created again with the same id: each replica must refuse the old
  *   tenant's user and minted tokens and take the new tenant's within a second — the unlisted one
- *   learns of the deletion only from the announcement on Redis.
+ *   learns of the deletion only from the announcement on Redis. An unlisted auth replica, which
+ *   signed for the old tenant, must sign the new tenant's tokens with the new tenant's key.
  * - Tokens minted for an Auth user are refused by each replica once the user is disabled, or deleted.
  */
 import { randomUUID } from 'node:crypto';
@@ -20,7 +21,7 @@ const MINTED_PROJECT = 'minted-cluster';
 
 beforeAll(async () => {
   redis = await OwnRedis.start();
-  cluster = await startCluster({ env: { REDIS_URL: redis.url }, unlisted: { records: 1 } });
+  cluster = await startCluster({ env: { REDIS_URL: redis.url }, unlisted: { records: 1, auth: 1 } });
 }, 90_000);
 
 afterAll(async () => {
@@ -61,6 +62,21 @@ function viaRecordsReplicas(project = PROJECT): { caller: Caller; names: string[
   return { caller, names: replicas.map((r) => r.name) };
 }
 
+/** Mints on the auth replica the gateway does not list, straight (secret key kind). */
+async function mintOnUnlistedAuth(userId: string): Promise<string> {
+  const auth = cluster.processes.find((p) => p.name === 'auth-unlisted-0')!;
+  const path = `/v1/projects/${PROJECT}/auth/tokens`;
+  const body = JSON.stringify({ user_id: userId, claims: { role: 'hr' } });
+  const id = { project: PROJECT, keyKind: 'secret' as const, requestId: randomUUID() };
+  const res = await fetch(auth.url + path, {
+    method: 'POST',
+    headers: { ...internalHeaders(cluster.internalSecret, id, { method: 'POST', path }, body), 'Content-Type': 'application/json' },
+    body,
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
 async function createProject(): Promise<TenantKeys> {
   const p = await cluster.createProject(PROJECT);
   return { publicKey: p.publicKey, secretKey: p.secretKey };
@@ -71,8 +87,10 @@ it('both records replicas refuse the old tenant\'s tokens and take the new tenan
   expect(names).toEqual(['records-0', 'records-unlisted-0']);
   const oldKeys = await createProject();
   const old = await setUpTenant(viaGateway, oldKeys, 'old');
+  // The unlisted auth replica signs one too, so it caches the old tenant's signing key.
+  const oldByUnlisted = await mintOnUnlistedAuth('ext-unlisted');
   // Each replica verifies every old token, so each caches the old tenant's keys.
-  for (const token of Object.values(old)) {
+  for (const token of [...Object.values(old), oldByUnlisted]) {
     const warm = await onEveryProcess(names, () => readPayroll(direct, oldKeys, token));
     expect(warm.map((r) => [r.status, r.salaries])).toEqual(warm.map(() => [200, ['old']]));
   }
@@ -81,12 +99,16 @@ it('both records replicas refuse the old tenant\'s tokens and take the new tenan
   expect(deleted.status).toBe(200);
   const newKeys = await createProject();
   const fresh = await setUpTenant(viaGateway, newKeys, 'new');
+  const freshByUnlisted = await within(1000, async () => {
+    const token = await mintOnUnlistedAuth('ext-unlisted');
+    return { done: (await readPayroll(direct, newKeys, token)).status === 200, value: token };
+  });
 
-  for (const token of Object.values(old)) {
+  for (const token of [...Object.values(old), oldByUnlisted]) {
     const replies = await onEveryProcess(names, () => readPayroll(direct, newKeys, token), 2);
     expect(replies.map((r) => [r.status, r.salaries])).toEqual(replies.map(() => [401, []]));
   }
-  for (const token of Object.values(fresh)) {
+  for (const token of [...Object.values(fresh), freshByUnlisted]) {
     const replies = await within(1000, async () => {
       const r = await onEveryProcess(names, () => readPayroll(direct, newKeys, token), 2);
       return { done: r.every((x) => x.status === 200), value: r };
