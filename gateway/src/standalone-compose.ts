@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { assertDiskSpace, createEventBusFromConfig, createMailQueueFromConfig, loadConfig, markInProcess, startTrimming, type BuiltService } from '@plinth/shared';
+import { assertDiskSpace, createAnnouncementsFromConfig, createEventBusFromConfig, createMailQueueFromConfig, loadConfig, markInProcess, startTrimming, type BuiltService } from '@plinth/shared';
 import { buildRecordsService, recordsConfigSchema } from '@plinth/records';
 import { authConfigSchema, buildAuthService } from '@plinth/auth';
 import { buildMailerService, mailerConfigSchema } from '@plinth/mailer';
@@ -51,7 +51,11 @@ export async function composeStandalone(
   const mailerConfig = loadConfig(mailerConfigSchema, serviceEnv);
   // One queue: auth enqueues to it and the mailer consumes it (embedded outbox, or BullMQ on REDIS_URL).
   const queue = createMailQueueFromConfig(mailerConfig, { logger: logger.child({ service: 'mail-queue' }), concurrency: mailerConfig.PLINTH_MAIL_CONCURRENCY });
-  const auth = await buildAuthService(loadConfig(authConfigSchema, serviceEnv), logger.child({ service: 'auth' }), { logRequests, outbox: queue });
+  const authConfig = loadConfig(authConfigSchema, serviceEnv);
+  // One bus of project deletions and key changes for the process: every worker over the data dir
+  // (or every process on REDIS_URL) hears what another one purged or rotated.
+  const announcements = await createAnnouncementsFromConfig(authConfig, logger);
+  const auth = await buildAuthService(authConfig, logger.child({ service: 'auth' }), { logRequests, outbox: queue, announcements });
   // One event log for records (writer) and realtime (reader): SQLite in the data dir, or Redis Streams.
   const recordsConfig = loadConfig(recordsConfigSchema, serviceEnv);
   const events = createEventBusFromConfig(recordsConfig);
@@ -61,6 +65,7 @@ export async function composeStandalone(
     logRequests,
     userTokens: { jwks: (project) => auth.keys.jwks(project), revocations: auth.revocations },
     events,
+    announcements,
   });
   // Realtime resolves subscriptions through records in-process and hears auth's revocations.
   const realtime = await buildRealtimeService(loadConfig(realtimeConfigSchema, serviceEnv), logger.child({ service: 'realtime' }), {
@@ -117,6 +122,7 @@ export async function composeStandalone(
       stopTrimming();
       await events.close();
       await queue.close();
+      await announcements.close();
       await store.close();
     },
   };

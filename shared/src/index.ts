@@ -35,3 +35,4 @@ export * from './event-bus';
 export * from './subscription';
 export * from './admission-queue';
 export * from './client-gone';
+export * from './announcements';

@@ -26,6 +26,11 @@ const ENTRY: Record<ClusterService | 'gateway', string> = {
 export interface ClusterOptions {
   /** Replicas per service (default 1 each). */
   replicas?: Partial<Record<ClusterService, number>>;
+  /**
+   * More replicas per service that no other process is told about, as pods behind one Service
+   * address: the gateway neither routes to them nor sends them purges (named `<svc>-unlisted-<i>`).
+   */
+  unlisted?: Partial<Record<ClusterService, number>>;
   /** Extra environment for every process (REDIS_URL, SMTP_URL, …). */
   env?: Record<string, string>;
   /** Per-service extra environment. */
@@ -114,8 +119,9 @@ export async function deleteMatching(redis: Redis, pattern: string): Promise<voi
 }
 
 /**
- * Removes the run's event streams (PLINTH_EVENTS_PREFIX) and the nonces of its internal
- * credentials (PLINTH_NONCE_PREFIX) from Redis, if it used Redis.
+ * Removes the run's event streams (PLINTH_EVENTS_PREFIX), the nonces of its internal
+ * credentials (PLINTH_NONCE_PREFIX) and its revocation sync keys (PLINTH_REVOCATION_SYNC_PREFIX)
+ * from Redis, if it used Redis.
  */
 async function deleteRunKeys(env: NodeJS.ProcessEnv): Promise<void> {
   if (!env.REDIS_URL) return;
@@ -128,6 +134,7 @@ async function deleteRunKeys(env: NodeJS.ProcessEnv): Promise<void> {
       await redis.del(...keys);
     }
     if (env.PLINTH_NONCE_PREFIX) await deleteMatching(redis, `${env.PLINTH_NONCE_PREFIX}*`);
+    if (env.PLINTH_REVOCATION_SYNC_PREFIX) await deleteMatching(redis, `${env.PLINTH_REVOCATION_SYNC_PREFIX}*`);
   } catch {
     // Cleaning up is best effort: the keys are prefixed with the run's random id.
   } finally {
@@ -154,6 +161,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     PLINTH_EVENTS_PREFIX: `test:events:${randomBytes(6).toString('hex')}:`,
     // The nonces of its internal credentials too (they expire within a minute).
     PLINTH_NONCE_PREFIX: `test:nonce:${randomBytes(6).toString('hex')}:`,
+    // And which Redis data set its auth last brought up to date with the revocation log.
+    PLINTH_REVOCATION_SYNC_PREFIX: `test:revsync:${randomBytes(6).toString('hex')}:`,
     ...opts.env,
     PLINTH_DATA_DIR: dataDir,
     PLINTH_INTERNAL_SECRET: internalSecret,
@@ -171,6 +180,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         const p = await startProcess(`${svc}-${i}`, ENTRY[svc], { ...base, ...callsAuth, ...callsRecords, ...opts.serviceEnv?.[svc] });
         processes.push(p);
         urls[svc].push(p.url);
+      }
+      for (let i = 0; i < (opts.unlisted?.[svc] ?? 0); i++) {
+        processes.push(await startProcess(`${svc}-unlisted-${i}`, ENTRY[svc], { ...base, ...callsAuth, ...callsRecords, ...opts.serviceEnv?.[svc] }));
       }
     }
     const gatewayUrls: string[] = [];

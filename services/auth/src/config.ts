@@ -1,8 +1,16 @@
 import Joi from 'joi';
-import { commonConfig, mailQueueConfigKeys, nonceConfigKeys, type MailQueueConfig, type NonceConfig } from '@plinth/shared';
+import {
+  commonConfig,
+  mailQueueConfigKeys,
+  nonceConfigKeys,
+  revocationSyncConfigKeys,
+  type MailQueueConfig,
+  type NonceConfig,
+  type RevocationSyncConfig,
+} from '@plinth/shared';
 
 /** Environment of the auth service, validated at start-up (docs/auth.md: Configuration). */
-export interface AuthConfig extends MailQueueConfig, NonceConfig {
+export interface AuthConfig extends MailQueueConfig, NonceConfig, RevocationSyncConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
@@ -43,6 +51,7 @@ export const authConfigSchema = Joi.object<AuthConfig>({
   LOG_LEVEL: commonConfig.logLevel,
   ...mailQueueConfigKeys,
   ...nonceConfigKeys,
+  ...revocationSyncConfigKeys,
   MONGO_URL: commonConfig.mongoUrl,
   PLINTH_MONGO_COMMIT_TIMEOUT_MS: commonConfig.mongoCommitTimeoutMs,
   PLINTH_BCRYPT_COST: Joi.number().integer().min(4).max(15).default(10),

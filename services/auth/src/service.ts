@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import {
   assertDiskSpace,
+  createAnnouncementsFromConfig,
   connectRedis,
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
@@ -11,6 +12,7 @@ import {
   openOnMongo,
   openSqlite,
   SqliteRateLimitStore,
+  type Announcements,
   type BuiltService,
   type SqliteDatabase,
   type RevocationChecker,
@@ -25,8 +27,11 @@ import { purgeProject } from './flows/purge';
 import { SettingsReader } from './flows/settings';
 import type { MailOutbox } from './mail/mail-outbox';
 import { EmbeddedSessionStore } from './store/embedded-session-store';
+import { MongoRevocationLog } from './store/mongo-revocation-log';
 import { MongoUserStore } from './store/mongo-user-store';
 import { RedisSessionStore } from './store/redis-session-store';
+import type { RevocationLog } from './store/revocation-log';
+import { SqliteRevocationLog } from './store/sqlite-revocation-log';
 import type { SessionStore } from './store/session-store';
 import { SqliteUserStore } from './store/sqlite-user-store';
 import type { UserStore } from './store/user-store';
@@ -53,6 +58,12 @@ export interface AuthServiceOptions {
    * gateway's proxy appends one X-Forwarded-For hop. False when mounted in-process (standalone).
    */
   behindGatewayProxy?: boolean;
+  /**
+   * The bus of project deletions and key changes. Default: built from the configuration (Redis
+   * pub/sub on REDIS_URL, else `${PLINTH_DATA_DIR}/announcements.db`) and closed by this service;
+   * standalone mode passes the one its process shares with records.
+   */
+  announcements?: Announcements;
 }
 
 /** The auth service plus what other in-process parts may need from it. */
@@ -79,16 +90,35 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
   const embeddedDb = (): SqliteDatabase => (embedded.db ??= openSqlite(path.join(config.PLINTH_DATA_DIR, 'auth.db')));
 
   let users: UserStore;
+  // The durable copy of revocations, beside the users, for sessions kept in Redis.
+  let revocationLog = async (): Promise<RevocationLog> => new SqliteRevocationLog(embeddedDb());
   if (config.MONGO_URL) {
     const commitTimeoutMs = config.PLINTH_MONGO_COMMIT_TIMEOUT_MS;
-    users = await openOnMongo(config.MONGO_URL, (client, release) => MongoUserStore.open(client.db(), release, { commitTimeoutMs }));
+    users = await openOnMongo(config.MONGO_URL, (client, release) => {
+      revocationLog = () => MongoRevocationLog.open(client.db());
+      return MongoUserStore.open(client.db(), release, { commitTimeoutMs });
+    });
   } else {
     users = new SqliteUserStore(embeddedDb());
   }
   closers.push(() => users.close());
 
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'auth') : null;
-  const sessions: SessionStore = redis ? new RedisSessionStore(redis, prefix) : new EmbeddedSessionStore(embeddedDb(), clock);
+  const sessions: SessionStore = redis
+    ? new RedisSessionStore(redis, {
+        prefix,
+        log: await revocationLog(),
+        syncPrefix: config.PLINTH_REVOCATION_SYNC_PREFIX,
+        logger,
+        now: clock,
+      })
+    : new EmbeddedSessionStore(embeddedDb(), clock);
+  closers.push(() => sessions.close());
+  if (sessions instanceof RedisSessionStore && sessions.sync) {
+    // Start serving once Redis is known to hold every logged revocation, or answer 503 for
+    // session reads until it is (Redis down at start must not stop the process).
+    await sessions.sync.ready(2000).catch(() => logger.warn('redis revocation sync: not confirmed at start; session reads answer 503 until it is'));
+  }
   if (redis) {
     closers.push(async () => {
       await redis.quit();
@@ -101,7 +131,13 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     closers.push(() => queue.close());
     outbox = queue;
   }
-  const keys = new SigningKeys(users, clock);
+  let announcements = opts.announcements;
+  if (!announcements) {
+    const own = await createAnnouncementsFromConfig(config, logger);
+    closers.push(() => own.close());
+    announcements = own;
+  }
+  const keys = new SigningKeys(users, clock, announcements);
   const background = new BackgroundWork(logger);
   const auth: AuthContext = {
     users,
@@ -116,6 +152,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     tokens: new AccessTokens(keys, config.PLINTH_ISSUER, clock),
     settings: new SettingsReader(users),
     clock,
+    announcements,
     background,
   };
 

@@ -23,6 +23,7 @@ describe('auth configuration', () => {
       PLINTH_MAIL_POLL_MS: 1000,
       PLINTH_NONCE_PREFIX: 'plinth:internal:nonce:',
       PLINTH_MONGO_COMMIT_TIMEOUT_MS: 5000,
+      PLINTH_REVOCATION_SYNC_PREFIX: 'plinth:auth:revocations:',
     });
   });
 

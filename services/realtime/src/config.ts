@@ -1,8 +1,8 @@
 import Joi from 'joi';
-import { commonConfig, eventBusConfigSchema, type EventBusConfig } from '@plinth/shared';
+import { commonConfig, eventBusConfigSchema, revocationSyncConfigKeys, type EventBusConfig, type RevocationSyncConfig } from '@plinth/shared';
 
 /** Environment of the realtime service, validated at start-up (README: Configuration, docs/realtime.md). */
-export interface RealtimeConfig extends EventBusConfig {
+export interface RealtimeConfig extends EventBusConfig, RevocationSyncConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   LOG_LEVEL: string;
@@ -30,6 +30,7 @@ export const realtimeConfigSchema = Joi.object<RealtimeConfig>({
   PLINTH_DATA_DIR: commonConfig.dataDir,
   LOG_LEVEL: commonConfig.logLevel,
   REDIS_URL: commonConfig.redisUrl,
+  ...revocationSyncConfigKeys,
   RECORDS_URL: commonConfig.urlList,
   REALTIME_MAX_MESSAGE_BYTES: Joi.number().integer().min(1024).max(1_048_576).default(65_536),
   REALTIME_MAX_BUFFERED_BYTES: Joi.number().integer().min(4096).max(268_435_456).default(4_194_304),

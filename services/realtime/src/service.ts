@@ -6,6 +6,8 @@ import {
   DB_USER_TOKEN_HEADER,
   InternalClient,
   RedisRevocationChecker,
+  RedisRevocationSync,
+  DEFAULT_AUTH_REDIS_PREFIX,
   UnavailableError,
   asProjectId,
   createEventBusFromConfig,
@@ -56,7 +58,14 @@ export async function buildRealtimeService(config: RealtimeConfig, logger: Logge
   const ownBus = opts.events ? null : createEventBusFromConfig(config);
   const bus = opts.events ?? ownBus!;
   const redis = !opts.revocations && config.REDIS_URL ? new (loadIoredis().Redis)(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
-  const revocations = opts.revocations ?? (redis ? new RedisRevocationChecker(redis) : undefined);
+  // Trusted only while that Redis is known to hold every durable revocation (after a failover, once auth replayed them).
+  const revocations =
+    opts.revocations ??
+    (redis
+      ? new RedisRevocationChecker(redis, DEFAULT_AUTH_REDIS_PREFIX, {
+          sync: new RedisRevocationSync(redis, config.PLINTH_REVOCATION_SYNC_PREFIX, { logger }),
+        })
+      : undefined);
   const resolve =
     opts.resolve ??
     (config.RECORDS_URL

@@ -1,9 +1,17 @@
 import Joi from 'joi';
-import { commonConfig, eventBusConfigSchema, nonceConfigKeys, type EventBusConfig, type NonceConfig } from '@plinth/shared';
+import {
+  commonConfig,
+  eventBusConfigSchema,
+  nonceConfigKeys,
+  revocationSyncConfigKeys,
+  type EventBusConfig,
+  type NonceConfig,
+  type RevocationSyncConfig,
+} from '@plinth/shared';
 import { DEFAULT_LIMITS, type RecordLimits } from './domain/limits';
 
 /** Environment of the records service, validated at start-up (README: Configuration). */
-export interface RecordsConfig extends EventBusConfig, NonceConfig {
+export interface RecordsConfig extends EventBusConfig, NonceConfig, RevocationSyncConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
@@ -55,6 +63,7 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   AUTH_URL: commonConfig.urlList,
   REDIS_URL: commonConfig.redisUrl,
   ...nonceConfigKeys,
+  ...revocationSyncConfigKeys,
   ...eventBusConfigSchema,
   PLINTH_MAX_TEXT_BYTES: positive(DEFAULT_LIMITS.maxTextBytes),
   PLINTH_MAX_LIST_ITEMS: positive(DEFAULT_LIMITS.maxListItems),

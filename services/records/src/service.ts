@@ -4,12 +4,14 @@ import {
   assertDiskSpace,
   connectRedis,
   FailSafeStore,
+  createAnnouncementsFromConfig,
   RedisNonceStore,
   redisBreaker,
   SqliteRateLimitStore,
   createEventBusFromConfig,
   openSqlite,
   startTrimming,
+  type Announcements,
   type BuiltService,
   type EventBus,
   type ResolveSubscription,
@@ -42,6 +44,12 @@ export interface RecordsServiceOptions {
    * Default: from configuration — Redis Streams on REDIS_URL, else `${PLINTH_DATA_DIR}/events.db`.
    */
   events?: EventBus;
+  /**
+   * The bus of project deletions and key changes (each drops the project's cached signing keys).
+   * Default: from configuration — Redis pub/sub on REDIS_URL, else
+   * `${PLINTH_DATA_DIR}/announcements.db`; standalone passes the one its process shares with auth.
+   */
+  announcements?: Announcements;
 }
 
 /** The records service, plus its in-process subscribe entry point (standalone realtime uses it). */
@@ -92,10 +100,18 @@ export async function buildRecordsService(
   /** What can do without Redis for a while (nonces, rate-limit counters) skips it after a failure. */
   const breaker = redis ? redisBreaker(redis) : undefined;
   const sources =
-    opts.userTokens ?? userTokenSourcesFromConfig({ authUrl: config.AUTH_URL, internalSecret: config.PLINTH_INTERNAL_SECRET, redis });
+    opts.userTokens ??
+    userTokenSourcesFromConfig({
+      authUrl: config.AUTH_URL,
+      internalSecret: config.PLINTH_INTERNAL_SECRET,
+      redis,
+      syncPrefix: config.PLINTH_REVOCATION_SYNC_PREFIX,
+      logger,
+    });
   const policy =
     opts.policy ?? createRulesPolicy({ onRuleFailure: (info) => logger.warn({ rule: info }, 'stored rule no longer valid; denying') });
-  const tokens = opts.authenticateUser ? null : userTokenAuthenticator(sources, logger);
+  const ownAnnouncements = opts.authenticateUser || opts.announcements ? null : await createAnnouncementsFromConfig(config, logger);
+  const tokens = opts.authenticateUser ? null : userTokenAuthenticator(sources, logger, opts.announcements ?? ownAnnouncements!);
   const ownBus = opts.events ? null : createEventBusFromConfig(config);
   const events = opts.events ?? ownBus!;
   const stopTrimming = ownBus ? startTrimming(ownBus, 60_000, (err) => logger.warn({ err }, 'event log trim failed')) : () => {};
@@ -165,6 +181,7 @@ export async function buildRecordsService(
     close: async () => {
       stopTrimming();
       await ownBus?.close();
+      await ownAnnouncements?.close();
       await store.close();
       for (const counter of limitStores) counter.shutdown();
       limits?.close();

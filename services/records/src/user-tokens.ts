@@ -4,8 +4,12 @@ import type { Logger } from 'pino';
 import {
   INTERNAL_HEADERS,
   InternalClient,
+  DEFAULT_AUTH_REDIS_PREFIX,
   RedisRevocationChecker,
+  RedisRevocationSync,
   UnavailableError,
+  UnauthorizedError,
+  type Announcements,
   asProjectId,
   type ProjectId,
   type RevocationChecker,
@@ -24,27 +28,42 @@ export interface UserTokenSources {
 
 /**
  * Cluster mode: JWKS from the auth service over a signed internal call (AUTH_URL), revocations
- * from the Redis keys the auth service writes (REDIS_URL). Without AUTH_URL, a request carrying a
+ * from the Redis keys the auth service writes (REDIS_URL), read only while that Redis is
+ * confirmed to hold every durable revocation (RedisRevocationSync; 503 meanwhile). Without AUTH_URL, a request carrying a
  * user token answers 503: the service cannot verify it.
  */
-export function userTokenSourcesFromConfig(opts: { authUrl?: string; internalSecret: string; redis?: Redis | null }): UserTokenSources {
+export function userTokenSourcesFromConfig(opts: {
+  authUrl?: string;
+  internalSecret: string;
+  redis?: Redis | null;
+  /** PLINTH_REVOCATION_SYNC_PREFIX. */
+  syncPrefix?: string;
+  logger?: Logger;
+}): UserTokenSources {
   const client = opts.authUrl ? new InternalClient({ baseUrl: opts.authUrl, internalSecret: opts.internalSecret }) : null;
   return {
     jwks: async (project) => {
       if (!client) throw new UnavailableError('User tokens cannot be verified: the records service has no AUTH_URL.');
       return client.getJson<Jwks>(project, 'none', `/v1/projects/${project}/auth/jwks.json`);
     },
-    revocations: opts.redis ? new RedisRevocationChecker(opts.redis) : undefined,
+    // Trusted only while that Redis is known to hold every durable revocation (after a failover, once auth replayed them).
+    revocations: opts.redis
+      ? new RedisRevocationChecker(opts.redis, DEFAULT_AUTH_REDIS_PREFIX, {
+          sync: new RedisRevocationSync(opts.redis, opts.syncPrefix, { logger: opts.logger }),
+        })
+      : undefined,
   };
 }
 
 /**
  * Turns a request's `X-Db-User-Token` into the verified user (null without the header);
- * `forget(project)` drops the project's cached signing keys.
+ * `forget(project)` drops the project's cached signing keys, as does a project deletion or key
+ * rotation heard on `announcements` (every key on `missed`).
  */
 export function userTokenAuthenticator(
   sources: UserTokenSources,
   logger?: Logger,
+  announcements?: Announcements,
 ): AuthenticateUser & { forget: (project: ProjectId) => void } {
   const revocations = sources.revocations;
   const verifiers = createProjectTokenVerifiers({
@@ -56,12 +75,32 @@ export function userTokenAuthenticator(
       ),
     isRevoked: revocations ? (project, sid, iat) => revocations.isRevoked(asProjectId(project), sid, iat) : undefined,
   });
-  const authenticate: AuthenticateUser = (req: Request) =>
-    authFromUserToken({
+  /** Moves whenever an announcement dropped cached keys. */
+  let dropped = 0;
+  announcements?.subscribe((event) => {
+    dropped++;
+    if (event.kind === 'missed') verifiers.forgetAll();
+    else verifiers.forget(event.project);
+  });
+  const authenticate: AuthenticateUser = async (req: Request) => {
+    const input = {
       // The project header was verified by the chassis' internal-auth middleware.
       project: String(req.headers[INTERNAL_HEADERS.project]),
       userToken: req.headers[USER_TOKEN_HEADER],
       verifiers,
-    });
+    };
+    try {
+      return await authFromUserToken(input);
+    } catch (err) {
+      // A key this process does not know may be a project's re-created elsewhere a moment ago:
+      // hear the announcements not yet polled, and verify once more if they dropped cached keys
+      // (only then: the hot path of known keys pays nothing).
+      if (!announcements || !(err instanceof UnauthorizedError) || err.details?.reason !== 'unknown_key') throw err;
+      const before = dropped;
+      announcements.catchUp();
+      if (dropped === before) throw err;
+      return authFromUserToken(input);
+    }
+  };
   return Object.assign(authenticate, { forget: (project: ProjectId) => verifiers.forget(project) });
 }

@@ -25,10 +25,14 @@ async function answersPing(port: number): Promise<boolean> {
  */
 export class OwnRedis {
   private child: ChildProcess | null = null;
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly args: string[],
+  ) {}
 
-  static async start(): Promise<OwnRedis> {
-    const r = new OwnRedis(await freePort());
+  /** `args`: more redis-server options (e.g. `--dir` for a replica, which writes its first sync to disk). */
+  static async start(args: string[] = []): Promise<OwnRedis> {
+    const r = new OwnRedis(await freePort(), args);
     await r.start();
     return r;
   }
@@ -39,7 +43,7 @@ export class OwnRedis {
 
   /** Starts (again) on the same port, with an empty data set. */
   async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.args], {
       stdio: 'ignore',
     });
     this.child = child;

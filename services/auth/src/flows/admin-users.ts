@@ -3,6 +3,7 @@ import { toPublicUser } from '../domain/public-user';
 import type { UserPatch, UserRecord } from '../store/user-store';
 import { endEverySession } from './address-claims';
 import { hashTicket, type AuthContext, type Requester } from './auth-context';
+import { revokeMintedForUser } from './mint-token';
 import { newUserRecord } from '../domain/new-user';
 
 export interface AdminUserCreate {
@@ -56,18 +57,25 @@ export async function getUser(ctx: AuthContext, project: ProjectId, id: string):
   return toPublicUser(await existing(ctx, project, id));
 }
 
-/** Applies an admin patch. Disabling revokes every session of the user (contract §3) and its pending e-mail change. */
+/**
+ * Applies an admin patch. Disabling revokes every session of the user (contract §3), its pending
+ * e-mail change and every token minted for its id.
+ */
 export async function patchUser(ctx: AuthContext, project: ProjectId, id: string, patch: AdminUserPatch): Promise<User> {
   const updated = await ctx.users.updateUser(project, id, patch satisfies UserPatch);
   if (!updated) throw new NotFoundError('No such user.');
-  if (patch.status === 'disabled') await endEverySession(ctx, project, id);
+  if (patch.status === 'disabled') {
+    await endEverySession(ctx, project, id);
+    await revokeMintedForUser(ctx, project, id);
+  }
   return toPublicUser(updated);
 }
 
-/** Deletes the identity (freeing the e-mail) after ending its sessions. */
+/** Deletes the identity (freeing the e-mail) after ending its sessions and minted tokens. */
 export async function deleteUser(ctx: AuthContext, project: ProjectId, id: string): Promise<void> {
   await existing(ctx, project, id);
   await ctx.sessions.revokeUser(project, id, ctx.clock());
+  await revokeMintedForUser(ctx, project, id);
   await ctx.users.deleteUser(project, id);
 }
 

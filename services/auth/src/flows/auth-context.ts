@@ -1,4 +1,4 @@
-import { newId, type ProjectId } from '@plinth/shared';
+import { newId, type Announcements, type ProjectId } from '@plinth/shared';
 import type { Clock } from '../clock';
 import type { HashTicket, PasswordHasher } from '../domain/passwords';
 import type { MailJob, MailKind, MailOutbox } from '../mail/mail-outbox';
@@ -19,6 +19,8 @@ export interface AuthContext {
   tokens: AccessTokens;
   settings: SettingsReader;
   clock: Clock;
+  /** The bus every process listens to (purges, key changes). */
+  announcements: Announcements;
   /** Work started after a route answered (see background.ts). */
   background: BackgroundWork;
 }

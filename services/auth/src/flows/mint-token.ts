@@ -67,3 +67,11 @@ export async function revokeMinted(ctx: AuthContext, project: ProjectId, by: { u
   }
   return ctx.sessions.revokeUser(project, mintedOwner(String(by.user_id)), now);
 }
+
+/**
+ * Ends every token minted for an Auth user's id (a backend may mint for its Auth users): used
+ * when the user is disabled or deleted, beside ending its sessions. Returns how many were live.
+ */
+export async function revokeMintedForUser(ctx: AuthContext, project: ProjectId, userId: string): Promise<number> {
+  return ctx.sessions.revokeUser(project, mintedOwner(userId), ctx.clock());
+}

@@ -4,6 +4,7 @@ import { invalidFields } from '../domain/validation';
 import type { UserRecord } from '../store/user-store';
 import { endEverySession } from './address-claims';
 import { hashTicket, type AuthContext, type Requester } from './auth-context';
+import { revokeMintedForUser } from './mint-token';
 import { checkProof, type Proof } from './proof';
 import { requireRecentProof } from './recent-proof';
 import { startSession, type SignedIn } from './sessions';
@@ -53,5 +54,6 @@ export async function updateProfile(
 export async function deleteOwnAccount(ctx: AuthContext, project: ProjectId, user: UserRecord, proof: Proof, by: Requester): Promise<void> {
   await checkProof(ctx, project, user, proof, by);
   await endEverySession(ctx, project, user.id);
+  await revokeMintedForUser(ctx, project, user.id);
   await ctx.users.deleteUser(project, user.id);
 }

@@ -36,7 +36,10 @@ interface SessionRow {
 /**
  * The in-process list (listeners hear this process's revocations at once), whose `isRevoked`
  * also reads the session row: other worker processes on the same auth.db revoke sessions this
- * process never heard of, and a primary-key lookup sees them the moment they commit.
+ * process never heard of, and a primary-key lookup sees them the moment they commit. A session
+ * without a row is refused too (fails closed): a project deletion on another worker deletes the
+ * rows, and every token this store issued had its row before it was handed out (sign-in,
+ * refresh and minting all write it first).
  */
 class SharedRevocationList extends InProcessRevocationList {
   private readonly revokedAt;
@@ -49,6 +52,7 @@ class SharedRevocationList extends InProcessRevocationList {
   override async isRevoked(project: ProjectId, sid: string, iat: number): Promise<boolean> {
     if (await super.isRevoked(project, sid, iat)) return true;
     const at = this.revokedAt.get(project, sid) as number | null | undefined;
+    if (at === undefined) return true;
     return typeof at === 'number' && iat <= Math.floor(at / 1000);
   }
 }

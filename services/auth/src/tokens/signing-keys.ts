@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import type { ProjectId } from '@plinth/shared';
+import type { Announcements, ProjectId } from '@plinth/shared';
 import type { Clock } from '../clock';
 import type { SigningKeyRecord, UserStore } from '../store/user-store';
 
@@ -37,9 +37,11 @@ function verifies(k: SigningKeyRecord, now: number): boolean {
 }
 
 /**
- * Per-project ES256 key pairs (DESIGN.md §7). The first key is made on first need and stored
- * in the UserStore. `rotate` makes a new signing key; older keys keep verifying until every
- * token they signed has expired, so a rotation never signs anyone out.
+ * Per-project ES256 key pairs. The first key is made on first need and stored in the UserStore.
+ * `rotate` makes a new signing key; older keys keep verifying until every token they signed has
+ * expired, so a rotation never signs anyone out. A rotation and a project deletion are announced
+ * on the bus, and every process drops its cached keys of the project when it hears them (the
+ * cache's 30 s lifetime bounds staleness when the bus is down).
  */
 export class SigningKeys {
   private readonly cache = new Map<ProjectId, { at: number; keys: SigningKeyRecord[] }>();
@@ -50,7 +52,13 @@ export class SigningKeys {
   constructor(
     private readonly store: UserStore,
     private readonly clock: Clock,
-  ) {}
+    private readonly announcements?: Announcements,
+  ) {
+    announcements?.subscribe((event) => {
+      if (event.kind === 'missed') this.cache.clear();
+      else this.cache.delete(event.project);
+    });
+  }
 
   private async keys(project: ProjectId, fresh = false): Promise<SigningKeyRecord[]> {
     const hit = this.cache.get(project);
@@ -62,6 +70,11 @@ export class SigningKeys {
 
   /** The key new tokens are signed with; created (once per process, even when racing) if the project has none. */
   async current(project: ProjectId): Promise<SigningKeyRecord> {
+    // A deletion or rotation another process made drops the cache before anything is signed with
+    // it (a re-created project must never get a token signed with its predecessor's key).
+    // Verification needs no such care: an unknown kid re-reads the store, and a deleted
+    // project's tokens fail the session check.
+    this.announcements?.catchUp();
     const active = (await this.keys(project)).find((k) => k.verify_until === null);
     if (active) return active;
     let pending = this.creating.get(project);
@@ -122,13 +135,19 @@ export class SigningKeys {
     this.cache.delete(project);
   }
 
-  /** Makes a new signing key; the previous ones verify for MAX_TOKEN_LIFETIME_MS more. */
+  /**
+   * Makes a new signing key; the previous ones verify for MAX_TOKEN_LIFETIME_MS more. Every
+   * process signs with the new key once it hears the announcement.
+   */
   async rotate(project: ProjectId): Promise<SigningKeyRecord> {
     const now = this.clock();
     const key = generate(now);
     await this.store.addSigningKey(project, key);
     await this.store.retireSigningKeys(project, key.kid, now + MAX_TOKEN_LIFETIME_MS);
     this.cache.delete(project);
+    // Not announced (the bus is down): other processes sign with the old key until their cache
+    // expires, which still verifies; the rotation itself is done.
+    await this.announcements?.publish({ kind: 'signing-keys-changed', project }).catch(() => undefined);
     return key;
   }
 }

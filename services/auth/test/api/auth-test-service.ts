@@ -108,6 +108,8 @@ export class AuthTestService {
       PLINTH_RATE_LIMIT_IP: '10000',
       PLINTH_RATE_LIMIT_EMAIL: '10000',
       PLINTH_TRUST_PROXY: '1',
+      // With REDIS_URL: the revocation sync keys beside the run's other keys, deleted with them.
+      PLINTH_REVOCATION_SYNC_PREFIX: `${redisPrefix}revocations:`,
       ...env,
     });
     const lines: string[] = [];

@@ -193,6 +193,8 @@ export interface ProjectTokenVerifiers {
   verify(project: string, token: string): Promise<AuthInfo>;
   /** Drops the project's verifier and cached keys (the project was deleted): the next token refetches. */
   forget(project: string): void;
+  /** Drops every verifier (announcements may have been missed). */
+  forgetAll(): void;
 }
 
 export function createProjectTokenVerifiers(opts: ProjectTokenVerifiersOptions): ProjectTokenVerifiers {
@@ -212,6 +214,9 @@ export function createProjectTokenVerifiers(opts: ProjectTokenVerifiersOptions):
     },
     forget(project: string): void {
       verifiers.delete(project);
+    },
+    forgetAll(): void {
+      verifiers.clear();
     },
   };
 }

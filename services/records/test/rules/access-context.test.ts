@@ -10,6 +10,7 @@ const verifiers: ProjectTokenVerifiers = {
     return user('usr_1');
   },
   forget() {},
+  forgetAll() {},
 };
 describe('authFromUserToken', () => {
   beforeEach(() => seen.splice(0));

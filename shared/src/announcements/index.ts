@@ -1,0 +1,4 @@
+export * from './announcements';
+export * from './sqlite-announcements';
+export * from './redis-announcements';
+export * from './from-config';
