@@ -48,7 +48,7 @@ describe('SQLite event log: appends in groups', () => {
       const project = asProjectId('grouped');
       const seqs = await Promise.all(Array.from({ length: 50 }, (_, i) => writer.publish(created(project, `r${i}`))));
       expect(seqs).toEqual(Array.from({ length: 50 }, (_, i) => seqs[0]! + i));
-      const page = await reader.read(project, 0);
+      const page = await reader.read(project, 'c', 0);
       expect(page.events.map((e) => [e.seq, e.record?.id])).toEqual(seqs.map((s, i) => [s, `r${i}`]));
     }));
 
@@ -72,7 +72,7 @@ describe('SQLite event log: appends in groups', () => {
       clearInterval(ticking);
       expect(ticksWhileLocked).toBeGreaterThanOrEqual(2);
       expect(seqs).toEqual([seqs[0], seqs[0]! + 1, seqs[0]! + 2]);
-      const page = await reader.read(project, 0);
+      const page = await reader.read(project, 'c', 0);
       expect(page.events.map((e) => e.record?.id)).toEqual(['first', 'a', 'b', 'c']);
     }));
 
@@ -86,7 +86,7 @@ describe('SQLite event log: appends in groups', () => {
     await expect(published).resolves.toBeGreaterThan(0);
     const reader = new SqliteEventBus({ file });
     try {
-      expect((await reader.read(project, 0)).events).toHaveLength(1);
+      expect((await reader.read(project, 'c', 0)).events).toHaveLength(1);
     } finally {
       await reader.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -112,7 +112,7 @@ describe('SQLite event log: a tail nobody wants', () => {
       for (let i = 0; i < 100 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
       expect(seen).toEqual(['delivered-1', 'delivered-2']);
       // The skipped events are still in the log for readers that replay it.
-      expect((await reader.read(project, 0)).events.map((e) => e.record?.id)).toEqual(['skipped-1', 'skipped-2', 'delivered-1', 'delivered-2']);
+      expect((await reader.read(project, 'c', 0)).events.map((e) => e.record?.id)).toEqual(['skipped-1', 'skipped-2', 'delivered-1', 'delivered-2']);
       stop();
     }));
 });
@@ -146,10 +146,10 @@ describe('SQLite event log: trimming in steps', () => {
       });
       await Promise.all([trimmed, published]);
       expect(order).toEqual(['published', 'trim done']);
-      const page = await log.bus.read(log.project, head - 100);
+      const page = await log.bus.read(log.project, 'c', head - 100);
       expect(page.trimmed).toBe(false);
       expect(page.events.map((e) => e.record?.id)).toEqual([...Array.from({ length: 100 }, (_, i) => `r${4900 + i}`), 'during']);
-      expect((await log.bus.read(log.project, head - 101)).trimmed).toBe(true);
+      expect((await log.bus.read(log.project, 'c', head - 101)).trimmed).toBe(true);
     } finally {
       await log.cleanUp();
     }
@@ -160,5 +160,38 @@ describe('SQLite event log: trimming in steps', () => {
     const trimmed = log.bus.trim();
     await log.cleanUp();
     await expect(trimmed).resolves.toBeUndefined();
+  });
+});
+
+describe('SQLite event log: a log written before the collection index', () => {
+  it('is brought up to date on open: its events are read by collection, new ones follow, through the (project, collection, seq) index', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-events-'));
+    const file = path.join(dir, 'events.db');
+    const project = asProjectId('old-log');
+    const old = openSqlite(file);
+    old.exec(`
+      CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, project TEXT NOT NULL, committed_at INTEGER NOT NULL, payload TEXT NOT NULL);
+      CREATE INDEX events_project_seq ON events (project, seq);
+      CREATE TABLE purges (project TEXT PRIMARY KEY, through INTEGER NOT NULL);
+    `);
+    const insert = old.prepare('INSERT INTO events (project, committed_at, payload) VALUES (?, ?, ?)');
+    for (const [c, id] of [['c', 'old-1'], ['d', 'other'], ['c', 'old-2']] as const) insert.run(project, Date.now(), JSON.stringify({ ...created(project, id), collection: c }));
+    old.close();
+    const bus = new SqliteEventBus({ file });
+    try {
+      await bus.publish(created(project, 'new'));
+      expect((await bus.read(project, 'c', 0)).events.map((e) => e.record?.id)).toEqual(['old-1', 'old-2', 'new']);
+      expect((await bus.read(project, 'd', 0)).events.map((e) => e.record?.id)).toEqual(['other']);
+      expect(await bus.countAfter(project, 'c', 0, 10)).toBe(3);
+      const db = openSqlite(file);
+      const plan = db.prepare("EXPLAIN QUERY PLAN SELECT seq, payload FROM events WHERE project = 'x' AND collection = 'c' AND seq > 0 ORDER BY seq").all() as { detail: string }[];
+      const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").all() as { name: string }[]).map((r) => r.name);
+      db.close();
+      expect(plan.map((r) => r.detail).join(' ')).toContain('events_collection_seq');
+      expect(indexes).toEqual(['events_collection_seq']);
+    } finally {
+      await bus.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -22,6 +22,19 @@ export interface RealtimeConfig extends EventBusConfig, RevocationSyncConfig {
   REALTIME_IDLE_TIMEOUT_MS: number;
   /** How often the sessions of signed-in connections are checked for revocation (ms). */
   REALTIME_REVOCATION_CHECK_MS: number;
+  /** Events of its collection one catch-up (resume) may replay; more answer resync_required. */
+  REALTIME_CATCHUP_MAX_EVENTS: number;
+  /** Stored bytes of history one catch-up may read; more answer resync_required. */
+  REALTIME_CATCHUP_MAX_BYTES: number;
+  /** Stored bytes of history one connection may replay per minute. */
+  REALTIME_CATCHUP_BYTES_PER_MINUTE_PER_CONNECTION: number;
+  /** Stored bytes of history one project's connections may replay per minute (per process). */
+  REALTIME_CATCHUP_BYTES_PER_MINUTE_PER_PROJECT: number;
+  /** Catch-ups reading the log at once, per project and per process (one per connection). */
+  REALTIME_CATCHUPS_PER_PROJECT: number;
+  REALTIME_CATCHUPS_PER_PROCESS: number;
+  /** How long a catch-up waits for its turn before the subscription is answered with a resync (ms). */
+  REALTIME_CATCHUP_WAIT_MS: number;
 }
 
 export const realtimeConfigSchema = Joi.object<RealtimeConfig>({
@@ -39,5 +52,12 @@ export const realtimeConfigSchema = Joi.object<RealtimeConfig>({
   REALTIME_PING_INTERVAL_MS: Joi.number().integer().min(100).max(600_000).default(25_000),
   REALTIME_IDLE_TIMEOUT_MS: Joi.number().integer().min(200).max(3_600_000).default(60_000),
   REALTIME_REVOCATION_CHECK_MS: Joi.number().integer().min(50).max(1000).default(250),
+  REALTIME_CATCHUP_MAX_EVENTS: Joi.number().integer().min(1).max(1_000_000).default(10_000),
+  REALTIME_CATCHUP_MAX_BYTES: Joi.number().integer().min(1024).max(268_435_456).default(2_097_152),
+  REALTIME_CATCHUP_BYTES_PER_MINUTE_PER_CONNECTION: Joi.number().integer().min(1024).max(1_073_741_824).default(16_777_216),
+  REALTIME_CATCHUP_BYTES_PER_MINUTE_PER_PROJECT: Joi.number().integer().min(1024).max(17_179_869_184).default(67_108_864),
+  REALTIME_CATCHUPS_PER_PROJECT: Joi.number().integer().min(1).max(1000).default(4),
+  REALTIME_CATCHUPS_PER_PROCESS: Joi.number().integer().min(1).max(1000).default(8),
+  REALTIME_CATCHUP_WAIT_MS: Joi.number().integer().min(0).max(60_000).default(5000),
   ...eventBusConfigSchema,
 });

@@ -8,10 +8,12 @@ import {
   type KeyKind,
   type ProjectId,
 } from '@plinth/shared';
+import { catchUp, type CatchUpOutcome } from './catch-up';
 import { deliveryFor } from './matching';
 import { CLOSE, ProtocolError, parseClientMessage, type DeliveredEvent, type ServerMessage, type SubscribeMessage } from './protocol';
 import { Subscription } from './subscription';
 import { readClaims, type TokenClaims } from './token-claims';
+import { TokenBucket } from './token-bucket';
 import type { Hub } from './hub';
 
 /** Serialized deliveries, shared by every subscription that receives the same one. */
@@ -46,6 +48,8 @@ export class Connection {
   /** The event log's head when the connection was accepted (a later purge of the project closes it). */
   openedAt = 0;
   closed = false;
+  /** Stored bytes of history this connection may still replay (docs/realtime.md "Resume"). */
+  readonly catchUpBytes: TokenBucket;
   private expiryTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -53,7 +57,10 @@ export class Connection {
     readonly project: ProjectId,
     readonly keyKind: KeyKind,
     private readonly hub: Hub,
-  ) {}
+  ) {
+    const perMinute = hub.limits.catchUpBytesPerMinute.connection;
+    this.catchUpBytes = new TokenBucket(perMinute, perMinute / 60);
+  }
 
   /** Sends one message unless the send buffer would pass the limit; then drops the client (4008). */
   send(msg: ServerMessage): boolean {
@@ -118,7 +125,11 @@ export class Connection {
     }
   }
 
-  /** Sets (or clears, with null) the user token; every subscription is re-resolved with it. */
+  /**
+   * Sets (or clears, with null) the user token. The connection's identity changes: every
+   * subscription — also one still resolving — is resolved again under the new one, and whatever
+   * was under way for the old one stops (its answer is never used).
+   */
   private async authenticate(token: string | null): Promise<void> {
     this.token = token;
     this.claims = token ? readClaims(token) : null;
@@ -128,7 +139,7 @@ export class Connection {
       user_id: this.claims?.sub ?? null,
       expires_at: this.claims?.exp ? new Date(this.claims.exp * 1000).toISOString() : null,
     });
-    await Promise.all([...this.subs.values()].map((sub) => this.reresolve(sub)));
+    await Promise.all([...this.subs.values()].map((sub) => this.start(sub)));
   }
 
   private armExpiry(): void {
@@ -140,19 +151,21 @@ export class Connection {
     this.expiryTimer.unref?.();
   }
 
-  /** The access token expired: token-shaped subscriptions pause until the next `auth`. */
+  /** The access token expired: token-shaped subscriptions (also resolving ones) pause until the next `auth`. */
   private expire(): void {
     const paused: string[] = [];
     for (const sub of this.subs.values()) {
       if (sub.withToken && sub.state !== 'ended') {
+        sub.attempt++; // a resolution under way stops
         sub.state = 'paused';
+        sub.buffer = [];
         paused.push(sub.id);
       }
     }
     this.send({ type: 'auth_expired', paused });
   }
 
-  /** The session was revoked: token-shaped subscriptions end, the connection becomes anonymous. */
+  /** The session was revoked: token-shaped subscriptions (also resolving ones) end, the connection becomes anonymous. */
   revoke(): void {
     const ended = [...this.subs.values()].filter((s) => s.withToken).map((s) => s.id);
     for (const id of ended) this.end(this.subs.get(id)!);
@@ -175,32 +188,120 @@ export class Connection {
     const sub = new Subscription(msg.id, msg.collection, msg);
     this.subs.set(sub.id, sub);
     this.hub.index(this, sub);
+    await this.start(sub);
+  }
+
+  /**
+   * (Re)starts a subscription under the connection's current token: the first time as the
+   * client asked (snapshot, resume_from), later from where it stopped. A resolution started
+   * earlier stops at its next wait (`stale`).
+   */
+  private async start(sub: Subscription): Promise<void> {
+    if (sub.ended) return;
+    const attempt = ++sub.attempt;
+    const stale = () => sub.ended || sub.attempt !== attempt;
+    sub.state = 'pending';
+    sub.withToken = this.token !== null && this.keyKind !== 'secret';
     try {
-      const head = await this.hub.bus.head(this.project);
-      const resume = msg.resume_from;
-      const resync = resume !== undefined && (await this.hub.bus.read(this.project, resume, 1)).trimmed;
-      const answer = await this.resolve(sub, resume === undefined ? msg.snapshot === true : resync);
-      if (sub.ended) return;
-      const resumed = resume !== undefined && !resync;
-      this.send({
-        type: 'subscribed',
-        id: sub.id,
-        collection: answer.collection,
-        revision: answer.revision,
-        seq: resumed ? resume : head,
-        expires_at: answer.expires_at,
-        resumed,
-      });
-      if (resync) this.send({ type: 'resync_required', id: sub.id, seq: head });
-      if (answer.snapshot) this.send({ type: 'snapshot', id: sub.id, records: answer.snapshot.records, cursor: answer.snapshot.cursor });
-      sub.lastSeq = resumed ? resume : head;
-      await this.catchUpAndGoLive(sub);
+      if (sub.started) await this.reopen(sub, stale);
+      else await this.open(sub, stale);
     } catch (err) {
-      this.fail(sub, err);
+      if (!stale()) this.fail(sub, err);
     }
   }
 
-  /** Asks records for the rule-checked predicate with the connection's key and token. */
+  /** First resolution: `subscribed`, then the snapshot or the replay from `resume_from`, then live. */
+  private async open(sub: Subscription, stale: () => boolean): Promise<void> {
+    const resume = sub.request.resume_from;
+    const head = await this.hub.bus.head(this.project);
+    if (stale()) return;
+    const answer = await this.resolve(sub, resume === undefined && sub.request.snapshot === true);
+    if (stale()) return;
+    const outcome = await this.replay(sub, resume ?? head, resume !== undefined, stale);
+    if (outcome.outcome === 'stale') return;
+    if (outcome.outcome === 'resync') {
+      await this.resync(sub, stale, true);
+      if (stale()) return;
+      return this.goLive(sub, stale);
+    }
+    const resumed = resume !== undefined && outcome.outcome === 'replayed';
+    sub.started = true;
+    sub.lastSeq = resumed ? resume : head;
+    this.send({ type: 'subscribed', id: sub.id, collection: answer.collection, revision: answer.revision, seq: sub.lastSeq, expires_at: answer.expires_at, resumed });
+    if (outcome.outcome === 'resubscribe') return this.resubscribe(sub, outcome.reason);
+    if (answer.snapshot) this.send({ type: 'snapshot', id: sub.id, records: answer.snapshot.records, cursor: answer.snapshot.cursor });
+    this.sendEvents(sub, outcome.events, outcome.committedAt);
+    sub.lastSeq = outcome.next;
+    await this.goLive(sub, stale);
+  }
+
+  /** A new token, or a new `auth` after expiry: resolve again, replay from where it stopped. */
+  private async reopen(sub: Subscription, stale: () => boolean): Promise<void> {
+    await this.resolve(sub, false);
+    if (stale()) return;
+    const outcome = await this.replay(sub, sub.lastSeq, true, stale);
+    if (outcome.outcome === 'stale') return;
+    if (outcome.outcome === 'resubscribe') return this.resubscribe(sub, outcome.reason);
+    if (outcome.outcome === 'resync') await this.resync(sub, stale, false);
+    else {
+      this.sendEvents(sub, outcome.events, outcome.committedAt);
+      sub.lastSeq = outcome.next;
+    }
+    if (!stale()) await this.goLive(sub, stale);
+  }
+
+  /** Sends the live events held meanwhile (seq > lastSeq); re-reads the log first if they overflowed. */
+  private async goLive(sub: Subscription, stale: () => boolean): Promise<void> {
+    while (sub.overflowed) {
+      sub.overflowed = false;
+      sub.buffer = [];
+      const outcome = await this.replay(sub, sub.lastSeq, false, stale);
+      if (outcome.outcome === 'stale') return;
+      if (outcome.outcome === 'resubscribe') return this.resubscribe(sub, outcome.reason);
+      if (outcome.outcome === 'resync') await this.resync(sub, stale, false);
+      else {
+        this.sendEvents(sub, outcome.events, outcome.committedAt);
+        sub.lastSeq = outcome.next;
+      }
+      if (stale()) return;
+    }
+    const held = sub.buffer;
+    sub.buffer = [];
+    sub.state = 'live';
+    this.deliver(sub, held);
+  }
+
+  /**
+   * The log after `after` for this subscription, bounded (catch-up.ts). A replay from the
+   * client's position takes a turn at the gate (per connection, project and process); one that
+   * gets none in time is answered with a resync.
+   */
+  private async replay(sub: Subscription, after: number, fromClient: boolean, stale: () => boolean): Promise<CatchUpOutcome> {
+    const release = fromClient ? await this.hub.catchUps.acquire(this.project, this.id) : () => {};
+    if (stale()) {
+      release?.();
+      return { outcome: 'stale' };
+    }
+    if (!release) return { outcome: 'resync' };
+    try {
+      return await catchUp({
+        bus: this.hub.bus,
+        project: this.project,
+        collection: sub.collection,
+        after,
+        predicate: sub.predicate,
+        revision: sub.revision,
+        fromClient,
+        limits: this.hub.limits.catchUp,
+        budget: this.hub.catchUpBudget(this),
+        stale,
+      });
+    } finally {
+      release();
+    }
+  }
+
+  /** Asks records for the rule-checked predicate with the connection's key and current token. */
   private async resolve(sub: Subscription, snapshot: boolean) {
     const { where, orderBy, direction, limit } = sub.request;
     const answer = await this.hub.resolve({
@@ -210,73 +311,43 @@ export class Connection {
       collection: sub.collection,
       body: { where, orderBy, direction, limit, snapshot },
     });
+    // Used only by the resolution that asked (the caller checks `stale` first): set meanwhile
+    // by a newer one, these are overwritten by it.
     sub.revision = answer.revision;
     sub.predicate = answer.predicate;
-    sub.withToken = this.token !== null && this.keyKind !== 'secret';
     return answer;
   }
 
-  /** After a new token: resolve again, then replay what was missed from the log. */
-  private async reresolve(sub: Subscription): Promise<void> {
-    if (sub.ended) return;
-    sub.state = 'pending';
-    try {
-      await this.resolve(sub, false);
-      await this.catchUpAndGoLive(sub);
-    } catch (err) {
-      this.fail(sub, err);
-    }
-  }
-
-  /** Replays the log from `lastSeq`, then sends the live events held meanwhile (seq > lastSeq). */
-  private async catchUpAndGoLive(sub: Subscription): Promise<void> {
-    for (;;) {
-      sub.overflowed = false;
-      for (;;) {
-        if (sub.ended) return;
-        const page = await this.hub.bus.read(this.project, sub.lastSeq, 1000);
-        if (page.trimmed) {
-          await this.resync(sub);
-          break;
-        }
-        this.deliver(
-          sub,
-          page.events.filter((e) => e.collection === sub.collection),
-          true,
-        );
-        sub.lastSeq = Math.max(sub.lastSeq, page.next);
-        if (page.done) break;
-      }
-      if (sub.ended) return;
-      if (!sub.overflowed) break;
-    }
-    const held = sub.buffer;
-    sub.buffer = [];
-    sub.state = 'live';
-    this.deliver(sub, held, false);
-  }
-
-  /** History is gone: tell the client, send a fresh snapshot, continue from the head. */
-  private async resync(sub: Subscription): Promise<void> {
+  /** History cannot be replayed: tell the client, send a fresh snapshot, continue from the head. */
+  private async resync(sub: Subscription, stale: () => boolean, opening: boolean): Promise<void> {
     const head = await this.hub.bus.head(this.project);
+    if (stale()) return;
     const answer = await this.resolve(sub, true);
+    if (stale()) return;
+    if (opening) {
+      sub.started = true;
+      this.send({ type: 'subscribed', id: sub.id, collection: answer.collection, revision: answer.revision, seq: head, expires_at: answer.expires_at, resumed: false });
+    }
     this.send({ type: 'resync_required', id: sub.id, seq: head });
     if (answer.snapshot) this.send({ type: 'snapshot', id: sub.id, records: answer.snapshot.records, cursor: answer.snapshot.cursor });
     sub.lastSeq = head;
   }
 
+  private resubscribe(sub: Subscription, reason: 'collection_changed' | 'collection_deleted'): void {
+    this.end(sub);
+    this.send({ type: 'resubscribe', id: sub.id, reason });
+  }
+
   /**
-   * Matches events of the subscription's collection (in seq order) and sends what it should see.
-   * A live collection change newer than the resolved revision ends it with `resubscribe`; in
-   * `history` (replay from the log) collection changes are skipped: the predicate is current.
+   * Matches live events of the subscription's collection (in seq order) and sends what it should
+   * see. A collection change newer than the resolved revision ends it with `resubscribe`.
    */
-  deliver(sub: Subscription, events: ChangeEvent[], history: boolean): void {
+  deliver(sub: Subscription, events: ChangeEvent[]): void {
     const out: DeliveredEvent[] = [];
     const committed: number[] = [];
     for (const e of events) {
       if (e.seq <= sub.lastSeq) continue;
       if (e.kind === 'collection') {
-        if (history) continue;
         const revision = e.revision ?? null;
         if (revision === null || revision > sub.revision) {
           this.sendEvents(sub, out, committed);

@@ -18,12 +18,20 @@ import {
   type RevocationChecker,
   ReplayGuard,
 } from '@plinth/shared';
+import type { CatchUpBudget, CatchUpLimits } from './catch-up';
+import { CatchUpGate, type CatchUpGateLimits } from './catch-up-gate';
 import { Connection } from './connection';
+import { TokenBucket } from './token-bucket';
 import type { RealtimeMetrics } from './metrics';
 import { CLOSE } from './protocol';
 import type { Subscription } from './subscription';
 
 export interface RealtimeLimits {
+  /** One catch-up (a resume replay), and how many may run at once. */
+  catchUp: CatchUpLimits;
+  catchUpGate: CatchUpGateLimits;
+  /** Stored bytes of history replayed per minute, per connection and per project. */
+  catchUpBytesPerMinute: { connection: number; project: number };
   maxMessageBytes: number;
   maxBufferedBytes: number;
   maxSubscriptionsPerConnection: number;
@@ -67,6 +75,8 @@ export class Hub {
   readonly limits: RealtimeLimits;
   readonly metrics: RealtimeMetrics;
   readonly logger: Logger;
+  readonly catchUps: CatchUpGate;
+  private readonly catchUpBytesByProject = new Map<string, TokenBucket>();
   private readonly wss: WebSocketServer;
   private readonly byCollection = new Map<string, Set<{ conn: Connection; sub: Subscription }>>();
   private readonly entries = new WeakMap<Subscription, { conn: Connection; sub: Subscription }>();
@@ -85,6 +95,7 @@ export class Hub {
     this.limits = deps.limits;
     this.metrics = deps.metrics;
     this.logger = deps.logger;
+    this.catchUps = new CatchUpGate(deps.limits.catchUpGate);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.limits.maxMessageBytes, clientTracking: false });
   }
 
@@ -179,9 +190,29 @@ export class Hub {
       this.metrics.connections.dec();
       const left = (this.perProject.get(project) ?? 1) - 1;
       if (left > 0) this.perProject.set(project, left);
-      else this.perProject.delete(project);
+      else {
+        this.perProject.delete(project);
+        this.catchUpBytesByProject.delete(project);
+      }
     });
     conn.send({ type: 'welcome', connection_id: conn.id, heartbeat_ms: this.limits.pingIntervalMs });
+  }
+
+  /** What a catch-up of `conn` reads is charged to the connection and to its project. */
+  catchUpBudget(conn: Connection): CatchUpBudget {
+    let project = this.catchUpBytesByProject.get(conn.project);
+    if (!project) {
+      const perMinute = this.limits.catchUpBytesPerMinute.project;
+      this.catchUpBytesByProject.set(conn.project, (project = new TokenBucket(perMinute, perMinute / 60)));
+    }
+    const shared = project;
+    return {
+      covers: (bytes) => conn.catchUpBytes.has(bytes) && shared.has(bytes),
+      spend: (bytes) => {
+        conn.catchUpBytes.spend(bytes);
+        shared.spend(bytes);
+      },
+    };
   }
 
   index(conn: Connection, sub: Subscription): void {
@@ -217,7 +248,7 @@ export class Hub {
       const set = this.byCollection.get(key);
       if (!set) continue;
       for (const { conn, sub } of [...set]) {
-        if (sub.state === 'live') conn.deliver(sub, list, false);
+        if (sub.state === 'live') conn.deliver(sub, list);
         else if (sub.state === 'pending') for (const e of list) sub.hold(e);
       }
     }

@@ -42,6 +42,11 @@ export interface RealtimeService extends BuiltService {
   closeConnections: () => Promise<void>;
 }
 
+/** Stored bytes a catch-up reads per page: the event loop runs between pages. */
+const CATCH_UP_PAGE_BYTES = 256 * 1024;
+/** Catch-ups waiting for their turn in one process; one more is answered with a resync at once. */
+const CATCH_UPS_WAITING = 1000;
+
 /** The subscribe endpoint over HTTP (cluster), with the client's key kind and user token. */
 export function httpResolver(recordsUrl: string, internalSecret: string): ResolveSubscription {
   const client = new InternalClient({ baseUrl: recordsUrl, internalSecret });
@@ -82,6 +87,17 @@ export async function buildRealtimeService(config: RealtimeConfig, logger: Logge
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
     limits: {
+      catchUp: { maxEvents: config.REALTIME_CATCHUP_MAX_EVENTS, maxBytes: config.REALTIME_CATCHUP_MAX_BYTES, pageBytes: CATCH_UP_PAGE_BYTES },
+      catchUpGate: {
+        perProject: config.REALTIME_CATCHUPS_PER_PROJECT,
+        perProcess: config.REALTIME_CATCHUPS_PER_PROCESS,
+        waitMs: config.REALTIME_CATCHUP_WAIT_MS,
+        maxWaiting: CATCH_UPS_WAITING,
+      },
+      catchUpBytesPerMinute: {
+        connection: config.REALTIME_CATCHUP_BYTES_PER_MINUTE_PER_CONNECTION,
+        project: config.REALTIME_CATCHUP_BYTES_PER_MINUTE_PER_PROJECT,
+      },
       maxMessageBytes: config.REALTIME_MAX_MESSAGE_BYTES,
       maxBufferedBytes: config.REALTIME_MAX_BUFFERED_BYTES,
       maxSubscriptionsPerConnection: config.REALTIME_MAX_SUBSCRIPTIONS_PER_CONNECTION,

@@ -7,7 +7,8 @@ export const MAX_PENDING_EVENTS = 10_000;
 /**
  * One client subscription on one connection.
  *
- * - `pending`: being resolved or catching up from the log; live events are held in `buffer`.
+ * - `pending`: being resolved (under the connection's current token) or catching up from the
+ *   log; live events are held in `buffer`.
  * - `live`: events are matched and sent as they arrive.
  * - `paused`: the access token expired; nothing is sent, `lastSeq` stays, a new `auth` resumes
  *   from it through the log (gap-free).
@@ -19,8 +20,19 @@ export class Subscription {
   lastSeq = 0;
   revision = 0;
   predicate: Predicate = false;
-  /** Resolved with a user token: ends on revocation, pauses on expiry. */
+  /**
+   * Made with a user token: ends on revocation, pauses on expiry. Set when a resolution starts
+   * (not when it answers), so a revocation or expiry also reaches a subscription still resolving.
+   */
   withToken = false;
+  /**
+   * Counts the resolutions started (subscribe, a new token, resuming after expiry). Each one
+   * checks it after every wait and stops when a newer one started: only the resolution made
+   * under the connection's latest token ever sends or goes live.
+   */
+  attempt = 0;
+  /** `subscribed` was sent. */
+  started = false;
   buffer: ChangeEvent[] = [];
   /** More live events arrived while pending than the buffer holds: re-read them from the log. */
   overflowed = false;

@@ -29,7 +29,7 @@ it('publishes create, update (with the previous record), delete and collection c
   await api.delete(`/collections/evnotes/records/${created.id}`).expect(200);
   await api.patch('/collections/evnotes', { rules: { read: 'true' } }).expect(200);
 
-  const { events, trimmed } = await bus.read(project, start);
+  const { events, trimmed } = await bus.read(project, 'evnotes', start);
   expect(trimmed).toBe(false);
   expect(events.map((e) => e.kind)).toEqual(['create', 'update', 'delete', 'collection']);
   expect(events[0]).toMatchObject({ collection: 'evnotes', record: { id: created.id, version: 1, title: 'a' } });
@@ -46,7 +46,7 @@ it('publishes an imported record as a create (and nothing for one already stored
   const doc = { id: 'rec_01jz0000000000000000000000', version: 3, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z', title: 'old' };
   await api.post('/collections/evimport/records:import', { records: [doc] }).expect(200);
   await api.post('/collections/evimport/records:import', { records: [doc] }).expect(200);
-  const { events } = await bus.read(project, start);
+  const { events } = await bus.read(project, 'evimport', start);
   expect(events).toHaveLength(1);
   expect(events[0]).toMatchObject({ kind: 'create', collection: 'evimport', record: doc });
 });

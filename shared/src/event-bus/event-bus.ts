@@ -31,10 +31,12 @@ export interface ChangeEvent extends ChangeEventInput {
   seq: number;
 }
 
-/** One page of a project's history. */
+/** One page of a collection's history. */
 export interface EventPage {
-  /** The project's events with seq > the `after` asked for, in seq order. */
+  /** The collection's events (record and collection changes) with seq > the `after` asked for, in seq order. */
   events: ChangeEvent[];
+  /** The size of those events as stored (their JSON), in bytes: what a reader charges to its budget. */
+  bytes: number;
   /**
    * True when events after `after` were already trimmed away (or `after` lies in the future):
    * the history cannot be replayed gap-free, the reader must resync (fresh snapshot).
@@ -44,6 +46,14 @@ export interface EventPage {
   next: number;
   /** True when the page reached the end of the log as it was when read. */
   done: boolean;
+}
+
+/** How much one `read` returns at most; it stops at whichever limit comes first. */
+export interface ReadLimits {
+  /** Events (default 1000). */
+  limit?: number;
+  /** Stored bytes of the events returned (default: no limit); the event that passes it is the last one. */
+  maxBytes?: number;
 }
 
 /** Receives events as they are appended, in seq order per project. */
@@ -77,10 +87,18 @@ export interface EventBus {
    */
   head(project: ProjectId): Promise<number>;
   /**
-   * Events of `project` with seq > `after`, at most about `limit` examined, in order.
-   * `trimmed` is true when the log no longer holds every event after `after`.
+   * Events of one collection of `project` with seq > `after`, in order, within `limits`: the work
+   * is proportional to what is returned (an index on project, collection and seq), not to the
+   * project's or the log's other events. `trimmed` is true when the log no longer holds every
+   * event after `after`.
    */
-  read(project: ProjectId, after: number, limit?: number): Promise<EventPage>;
+  read(project: ProjectId, collection: string, after: number, limits?: ReadLimits): Promise<EventPage>;
+  /**
+   * How many events of the collection follow `after`, counted up to `atMost + 1` (so a caller can
+   * tell "more than atMost" without reading them), from the index alone; null when the adapter
+   * cannot count without reading the events (then the reader's `limits` are what bound it).
+   */
+  countAfter(project: ProjectId, collection: string, after: number, atMost: number): Promise<number | null>;
   /**
    * Calls `listener` with every event (all projects) appended after the returned promise
    * resolves, in seq order per project, also those published by other processes. Resolves with a

@@ -9,6 +9,7 @@ import {
   type EventListener,
   type EventPage,
   type EventRetention,
+  type ReadLimits,
 } from './event-bus';
 
 export interface RedisEventBusOptions {
@@ -28,7 +29,8 @@ export interface RedisEventBusOptions {
 /**
  * Key layout (renaming strands the history: change writer and readers together):
  *
- *   <prefix>s:<n>     stream shard n; entry id `<seq>-0`, fields p (project), t (commit ms), e (JSON)
+ *   <prefix>s:<n>     stream shard n; entry id `<seq>-0`, fields p (project), t (commit ms), e (JSON),
+ *                     c (collection; absent in entries written before it was added)
  *   <prefix>seq:<n>   the last seq assigned in shard n (INCR)
  *   <prefix>purged    hash: project → its purge point (a seq of its shard no event got); one
  *                     field per deleted project id, kept for good
@@ -38,7 +40,7 @@ export interface RedisEventBusOptions {
  */
 const PUBLISH = `
 local seq = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'p', ARGV[2], 't', ARGV[3], 'e', ARGV[4])
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'p', ARGV[2], 't', ARGV[3], 'e', ARGV[4], 'c', ARGV[5])
 return seq
 `;
 
@@ -127,6 +129,7 @@ export class RedisEventBus implements EventBus {
       event.project,
       event.committed_at,
       JSON.stringify(event),
+      event.collection,
     );
     return Number(seq);
   }
@@ -135,7 +138,14 @@ export class RedisEventBus implements EventBus {
     return Number((await this.redis.get(this.counter(this.shardOf(project)))) ?? 0);
   }
 
-  async read(project: ProjectId, after: number, limit = 1000): Promise<EventPage> {
+  /**
+   * A stream shard holds every project of the shard, so a page examines up to `limit` entries of
+   * the shard (one XRANGE) and decodes only the project's entries of the collection (the p and
+   * c fields are compared first); `next` is the last entry examined.
+   */
+  async read(project: ProjectId, collection: string, after: number, limits: ReadLimits = {}): Promise<EventPage> {
+    const limit = limits.limit ?? 1000;
+    const maxBytes = limits.maxBytes ?? Infinity;
     const shard = this.shardOf(project);
     const stream = this.stream(shard);
     // One MULTI: the first retained entry, the page and the counter from the same moment.
@@ -154,10 +164,28 @@ export class RedisEventBus implements EventBus {
     const first = firstEntries[0] ? seqOf(firstEntries[0][0]) : last + 1;
     const purgedThrough = Number((replies[3]![1] as string | null) ?? 0);
     const trimmed = after + 1 < first || after > last || after < purgedThrough;
-    const done = page.length < limit;
-    const events = page.filter((e) => field(e, 'p') === project).map(toEvent);
-    const next = done ? Math.max(after, last) : seqOf(page[page.length - 1]![0]);
-    return { events, trimmed, next, done };
+    const events: ChangeEvent[] = [];
+    let bytes = 0;
+    let examined = 0;
+    for (const entry of page) {
+      if (bytes >= maxBytes) break;
+      examined++;
+      if (field(entry, 'p') !== project) continue;
+      const c = field(entry, 'c');
+      if (c !== undefined && c !== collection) continue;
+      const event = toEvent(entry);
+      if (event.collection !== collection) continue;
+      events.push(event);
+      bytes += Buffer.byteLength(field(entry, 'e') ?? '');
+    }
+    const done = page.length < limit && examined === page.length;
+    const next = done ? Math.max(after, last) : seqOf(page[examined - 1]![0]);
+    return { events, bytes, trimmed, next, done };
+  }
+
+  /** The shard's entries would have to be read to count them: the reader's limits bound it instead. */
+  async countAfter(): Promise<null> {
+    return null;
   }
 
   async tail(listener: EventListener): Promise<() => void> {

@@ -10,6 +10,7 @@ import {
   type EventListener,
   type EventPage,
   type EventRetention,
+  type ReadLimits,
 } from './event-bus';
 
 export interface SqliteEventBusOptions {
@@ -40,9 +41,10 @@ export class SqliteEventBus implements EventBus {
   private readonly retention: EventRetention;
   private readonly pollMs: number;
   private readonly lock: LockWait;
-  private readonly insert: Statement<[string, number, string]>;
+  private readonly insert: Statement<[string, string, number, string]>;
   private readonly after: Statement<[number, number], Row>;
-  private readonly projectAfter: Statement<[string, number, number], Row>;
+  private readonly collectionAfter: Statement<[string, string, number], Row>;
+  private readonly countCollectionAfter: Statement<[string, string, number, number], { n: number }>;
   private readonly first: Statement<[], { seq: number | null }>;
   private readonly last: Statement<[], { seq: number } | undefined>;
   private readonly purgePoint: Statement<[string], { through: number } | undefined>;
@@ -54,29 +56,21 @@ export class SqliteEventBus implements EventBus {
   private timer: NodeJS.Timeout | null = null;
   private wakeScheduled = false;
   /** Published, not yet appended (see publish). */
-  private readonly queued: Array<{ project: string; committed_at: number; payload: string; resolve: (seq: number) => void; reject: (err: unknown) => void }> = [];
+  private readonly queued: Array<{ project: string; collection: string; committed_at: number; payload: string; resolve: (seq: number) => void; reject: (err: unknown) => void }> = [];
 
   constructor(opts: SqliteEventBusOptions) {
     this.db = openSqlite(opts.file);
     this.retention = opts.retention ?? DEFAULT_EVENT_RETENTION;
     this.pollMs = opts.pollMs ?? 20;
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS events (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        project TEXT NOT NULL,
-        committed_at INTEGER NOT NULL,
-        payload TEXT NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS events_project_seq ON events (project, seq);
-      CREATE TABLE IF NOT EXISTS purges (
-        project TEXT PRIMARY KEY,
-        through INTEGER NOT NULL
-      );
-    `);
+    migrate(this.db);
     this.lock = new LockWait(new WriteRetry(this.db));
-    this.insert = this.db.prepare('INSERT INTO events (project, committed_at, payload) VALUES (?, ?, ?)');
+    this.insert = this.db.prepare('INSERT INTO events (project, collection, committed_at, payload) VALUES (?, ?, ?, ?)');
     this.after = this.db.prepare('SELECT seq, payload FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
-    this.projectAfter = this.db.prepare('SELECT seq, payload FROM events WHERE project = ? AND seq > ? ORDER BY seq LIMIT ?');
+    this.collectionAfter = this.db.prepare('SELECT seq, payload FROM events WHERE project = ? AND collection = ? AND seq > ? ORDER BY seq');
+    // Counts index entries only (the index covers seq): no payload is read.
+    this.countCollectionAfter = this.db.prepare(
+      'SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE project = ? AND collection = ? AND seq > ? LIMIT ?)',
+    );
     this.first = this.db.prepare('SELECT min(seq) AS seq FROM events');
     this.last = this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'");
     this.purgePoint = this.db.prepare('SELECT through FROM purges WHERE project = ?');
@@ -98,7 +92,7 @@ export class SqliteEventBus implements EventBus {
   publish(event: ChangeEventInput): Promise<number> {
     const payload = JSON.stringify(event);
     return new Promise((resolve, reject) => {
-      this.queued.push({ project: event.project, committed_at: event.committed_at, payload, resolve, reject });
+      this.queued.push({ project: event.project, collection: event.collection, committed_at: event.committed_at, payload, resolve, reject });
       if (this.queued.length === 1) setImmediate(() => this.appendQueued());
     });
   }
@@ -113,7 +107,7 @@ export class SqliteEventBus implements EventBus {
     let seqs: number[] | typeof LATER;
     try {
       seqs = this.lock.commit(
-        () => this.db.transaction(() => batch.map((e) => Number(this.insert.run(e.project, e.committed_at, e.payload).lastInsertRowid))).immediate(),
+        () => this.db.transaction(() => batch.map((e) => Number(this.insert.run(e.project, e.collection, e.committed_at, e.payload).lastInsertRowid))).immediate(),
         () => this.appendQueued(),
         wait,
       );
@@ -134,18 +128,37 @@ export class SqliteEventBus implements EventBus {
     return this.lastAssigned();
   }
 
-  async read(project: ProjectId, after: number, limit = 1000): Promise<EventPage> {
-    // One read transaction: the page and the trim check see the same snapshot.
+  /**
+   * One read transaction (the page and the trim check see the same snapshot) walking the index
+   * on (project, collection, seq) row by row and stopping at the first limit reached: the rows
+   * beyond it are never read from disk.
+   */
+  async read(project: ProjectId, collection: string, after: number, limits: ReadLimits = {}): Promise<EventPage> {
+    const limit = limits.limit ?? 1000;
+    const maxBytes = limits.maxBytes ?? Infinity;
     return this.db.transaction((): EventPage => {
-      const rows = this.projectAfter.all(project, after, limit);
+      const rows: Row[] = [];
+      let bytes = 0;
+      let done = true;
+      for (const row of this.collectionAfter.iterate(project, collection, after)) {
+        if (rows.length >= limit || bytes >= maxBytes) {
+          done = false;
+          break;
+        }
+        rows.push(row);
+        bytes += Buffer.byteLength(row.payload);
+      }
       const last = this.lastAssigned();
       const first = this.first.get()?.seq ?? last + 1;
       const purgedThrough = this.purgePoint.get(project)?.through ?? 0;
       const trimmed = after + 1 < first || after > last || after < purgedThrough;
       const events = rows.map(toEvent);
-      const done = rows.length < limit;
-      return { events, trimmed, next: done ? Math.max(after, last) : rows[rows.length - 1]!.seq, done };
+      return { events, bytes, trimmed, next: done ? Math.max(after, last) : rows[rows.length - 1]!.seq, done };
     })();
+  }
+
+  async countAfter(project: ProjectId, collection: string, after: number, atMost: number): Promise<number> {
+    return this.countCollectionAfter.get(project, collection, after, atMost + 1)!.n;
   }
 
   async tail(listener: EventListener, wanted?: () => boolean): Promise<() => void> {
@@ -242,6 +255,42 @@ export class SqliteEventBus implements EventBus {
     this.tails.clear();
     this.db.close();
   }
+}
+
+/**
+ * Creates the tables, or brings a log written by an older version up to date: the `collection`
+ * column (filled from each event's JSON) and the index on (project, collection, seq), which
+ * replaces the one on (project, seq) — a reader of one collection reads only its events, and a
+ * write updates as many indexes as before. In one immediate transaction, so several workers
+ * opening an old file at once migrate it once.
+ */
+function migrate(db: SqliteDatabase): void {
+  db.transaction(() => {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        project TEXT NOT NULL,
+        collection TEXT NOT NULL DEFAULT '',
+        committed_at INTEGER NOT NULL,
+        payload TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS purges (
+        project TEXT PRIMARY KEY,
+        through INTEGER NOT NULL
+      );
+    `);
+    const columns = db.prepare('PRAGMA table_info(events)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'collection')) {
+      db.exec(`
+        ALTER TABLE events ADD COLUMN collection TEXT NOT NULL DEFAULT '';
+        UPDATE events SET collection = coalesce(json_extract(payload, '$.collection'), '');
+      `);
+    }
+    db.exec(`
+      CREATE INDEX IF NOT EXISTS events_collection_seq ON events (project, collection, seq);
+      DROP INDEX IF EXISTS events_project_seq;
+    `);
+  }).immediate();
 }
 
 function toEvent(row: Row): ChangeEvent {
