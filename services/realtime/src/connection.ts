@@ -215,7 +215,7 @@ export class Connection {
     const resume = sub.request.resume_from;
     const head = await this.hub.bus.head(this.project);
     if (stale()) return;
-    const answer = await this.resolve(sub, resume === undefined && sub.request.snapshot === true);
+    const answer = await this.resolve(sub, resume === undefined && sub.request.snapshot === true, stale);
     if (stale()) return;
     const outcome = await this.replay(sub, resume ?? head, resume !== undefined, stale);
     if (outcome.outcome === 'stale') return;
@@ -237,7 +237,7 @@ export class Connection {
 
   /** A new token, or a new `auth` after expiry: resolve again, replay from where it stopped. */
   private async reopen(sub: Subscription, stale: () => boolean): Promise<void> {
-    await this.resolve(sub, false);
+    await this.resolve(sub, false, stale);
     if (stale()) return;
     const outcome = await this.replay(sub, sub.lastSeq, true, stale);
     if (outcome.outcome === 'stale') return;
@@ -302,7 +302,7 @@ export class Connection {
   }
 
   /** Asks records for the rule-checked predicate with the connection's key and current token. */
-  private async resolve(sub: Subscription, snapshot: boolean) {
+  private async resolve(sub: Subscription, snapshot: boolean, stale: () => boolean) {
     const { where, orderBy, direction, limit } = sub.request;
     const answer = await this.hub.resolve({
       project: this.project,
@@ -311,10 +311,12 @@ export class Connection {
       collection: sub.collection,
       body: { where, orderBy, direction, limit, snapshot },
     });
-    // Used only by the resolution that asked (the caller checks `stale` first): set meanwhile
-    // by a newer one, these are overwritten by it.
-    sub.revision = answer.revision;
-    sub.predicate = answer.predicate;
+    // An answer made under an older token (a newer resolution started meanwhile) is dropped:
+    // it must never replace the predicate of the one under the connection's current token.
+    if (!stale()) {
+      sub.revision = answer.revision;
+      sub.predicate = answer.predicate;
+    }
     return answer;
   }
 
@@ -322,7 +324,7 @@ export class Connection {
   private async resync(sub: Subscription, stale: () => boolean, opening: boolean): Promise<void> {
     const head = await this.hub.bus.head(this.project);
     if (stale()) return;
-    const answer = await this.resolve(sub, true);
+    const answer = await this.resolve(sub, true, stale);
     if (stale()) return;
     if (opening) {
       sub.started = true;
