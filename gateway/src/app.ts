@@ -198,6 +198,6 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     keys,
     deletion,
     metricsApp,
-    upgrade: realtimeUpgradeHandler({ keys, target: opts.realtime, logger: opts.logger }),
+    upgrade: realtimeUpgradeHandler({ keys, target: opts.realtime, logger: opts.logger, trustProxy: opts.trustProxy }),
   };
 }

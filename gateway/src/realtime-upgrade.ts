@@ -31,12 +31,28 @@ export function answerUpgradeWithError(socket: Duplex, err: PlinthError, request
 }
 
 /**
+ * The client's address behind `trustProxy` (express's "trust proxy" as a hop count or true):
+ * the socket's peer, or the X-Forwarded-For entry that many hops back — what `req.ip` is for
+ * HTTP routes. The realtime service counts public-key connections per address with it.
+ */
+export function clientAddress(req: IncomingMessage, trustProxy: number | boolean): string {
+  const forwarded = String(req.headers['x-forwarded-for'] ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean)
+    .reverse();
+  const chain = [req.socket.remoteAddress ?? 'unknown', ...forwarded];
+  const hops = trustProxy === true ? chain.length - 1 : Math.min(Number(trustProxy) || 0, chain.length - 1);
+  return chain[hops]!.slice(0, 64);
+}
+
+/**
  * The gateway's handler for HTTP upgrades. Only the realtime route upgrades. The project key
  * comes from `Authorization: Bearer` (either kind) or, for browsers, `?key=` — public keys only:
  * a secret key in a URL is refused (400), since URLs end up in logs and histories. After the key
  * check the identity headers are set exactly as for HTTP routes and the upgrade is handed on.
  */
-export function realtimeUpgradeHandler(opts: { keys: KeyAuthenticator; target?: UpgradeTarget; logger: Logger }): UpgradeTarget {
+export function realtimeUpgradeHandler(opts: { keys: KeyAuthenticator; target?: UpgradeTarget; logger: Logger; trustProxy?: number | boolean }): UpgradeTarget {
   const accept = async (req: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     const m = REALTIME_ROUTE.exec(url.pathname);
@@ -58,12 +74,13 @@ export function realtimeUpgradeHandler(opts: { keys: KeyAuthenticator; target?: 
     }
     const h = req.headers;
     delete h[INTERNAL_HEADERS.credential];
-    // The realtime service reads neither; a client's copy must not be signed as the gateway's.
+    // A client's copy must not be signed as the gateway's; the realtime service reads the address.
     delete h[INTERNAL_HEADERS.keyId];
     delete h[INTERNAL_HEADERS.clientAddress];
     h[INTERNAL_HEADERS.project] = project;
     h[INTERNAL_HEADERS.keyKind] = keyKind;
     h[INTERNAL_HEADERS.requestId] = requestId;
+    h[INTERNAL_HEADERS.clientAddress] = clientAddress(req, opts.trustProxy ?? false);
     // The key must not travel further than the gateway.
     delete h.authorization;
     url.searchParams.delete('key');

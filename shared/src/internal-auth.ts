@@ -16,7 +16,8 @@ export const INTERNAL_HEADERS = {
   requestId: 'x-request-id',
   /** The id of the project key the caller presented (`key_…`); rate limits of the secret key are per key. */
   keyId: 'x-plinth-key-id',
-  /** The client's address as the gateway trusts it (PLINTH_TRUST_PROXY); anonymous rate limits are per address. */
+  /** The client's address as the gateway trusts it (PLINTH_TRUST_PROXY); anonymous rate limits and
+   * the realtime service's per-address connection quota are per address. */
   clientAddress: 'x-plinth-client-address',
 } as const;
 

@@ -159,6 +159,9 @@ export async function benchRealtime(): Promise<string> {
       PLINTH_RATE_LIMIT_IP: '1000000',
       PLINTH_RATE_LIMIT_EMAIL: '1000000',
       REALTIME_MAX_CONNECTIONS_PER_PROJECT: String(N * 2),
+      // Every bench connection comes from the loopback address, with the public key.
+      REALTIME_MAX_PUBLIC_CONNECTIONS_PER_PROJECT: String(N * 2),
+      REALTIME_MAX_CONNECTIONS_PER_ADDRESS: String(N * 2),
     });
     const created = await (
       await fetch(`${server.url}/v1/admin/projects`, {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import Joi from 'joi';
 import { commonConfig, eventBusConfigSchema, revocationSyncConfigKeys, type EventBusConfig, type RevocationSyncConfig } from '@plinth/shared';
 
@@ -35,6 +36,31 @@ export interface RealtimeConfig extends EventBusConfig, RevocationSyncConfig {
   REALTIME_CATCHUPS_PER_PROCESS: number;
   /** How long a catch-up waits for its turn before the subscription is answered with a resync (ms). */
   REALTIME_CATCHUP_WAIT_MS: number;
+  /** Connections of the whole process (close 1013 beyond): by default its file-descriptor limit less 1,024. */
+  REALTIME_MAX_CONNECTIONS: number;
+  /** Public-key connections of one project on one process (the rest of the project's share is for secret keys). */
+  REALTIME_MAX_PUBLIC_CONNECTIONS_PER_PROJECT: number;
+  /** Public-key connections of one project from one client address on one process. */
+  REALTIME_MAX_CONNECTIONS_PER_ADDRESS: number;
+  /** Connections signed in as one user of a project on one process. */
+  REALTIME_MAX_CONNECTIONS_PER_USER: number;
+  /** Messages a connection may send per second (pings included), and in a burst; close 4009 beyond. */
+  REALTIME_MESSAGES_PER_SECOND: number;
+  REALTIME_MESSAGE_BURST: number;
+}
+
+/**
+ * The process's soft limit on open files, less 1,024 for its databases, outgoing calls and the
+ * health check (Linux: /proc/self/limits); 10,000 where it cannot be read.
+ */
+export function connectionsBelowFileLimit(): number {
+  try {
+    const m = /^Max open files\s+(\d+)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
+    if (m) return Math.max(100, Math.min(1_000_000, Number(m[1]) - 1024));
+  } catch {
+    /* not Linux */
+  }
+  return 10_000;
 }
 
 export const realtimeConfigSchema = Joi.object<RealtimeConfig>({
@@ -59,5 +85,11 @@ export const realtimeConfigSchema = Joi.object<RealtimeConfig>({
   REALTIME_CATCHUPS_PER_PROJECT: Joi.number().integer().min(1).max(1000).default(4),
   REALTIME_CATCHUPS_PER_PROCESS: Joi.number().integer().min(1).max(1000).default(8),
   REALTIME_CATCHUP_WAIT_MS: Joi.number().integer().min(0).max(60_000).default(5000),
+  REALTIME_MAX_CONNECTIONS: Joi.number().integer().min(1).max(1_000_000).default(() => connectionsBelowFileLimit()),
+  REALTIME_MAX_PUBLIC_CONNECTIONS_PER_PROJECT: Joi.number().integer().min(1).max(1_000_000).default(9000),
+  REALTIME_MAX_CONNECTIONS_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(100),
+  REALTIME_MAX_CONNECTIONS_PER_USER: Joi.number().integer().min(1).max(1_000_000).default(20),
+  REALTIME_MESSAGES_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(20),
+  REALTIME_MESSAGE_BURST: Joi.number().integer().min(1).max(100_000).default(200),
   ...eventBusConfigSchema,
 });

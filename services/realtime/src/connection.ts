@@ -44,6 +44,8 @@ export class Connection {
   readonly subs = new Map<string, Subscription>();
   token: string | null = null;
   claims: TokenClaims | null = null;
+  /** The user this connection counts against (a token records verified), or null. */
+  user: string | null = null;
   lastSeen = Date.now();
   /** The event log's head when the connection was accepted (a later purge of the project closes it). */
   openedAt = 0;
@@ -56,6 +58,8 @@ export class Connection {
     readonly ws: WebSocket,
     readonly project: ProjectId,
     readonly keyKind: KeyKind,
+    /** The client's address (the per-address connection quota). */
+    readonly address: string,
     private readonly hub: Hub,
   ) {
     const perMinute = hub.limits.catchUpBytesPerMinute.connection;
@@ -133,6 +137,8 @@ export class Connection {
   private async authenticate(token: string | null): Promise<void> {
     this.token = token;
     this.claims = token ? readClaims(token) : null;
+    // Counted against a user again once records has verified the new token (resolve).
+    if (this.user !== null && this.user !== this.claims?.sub) this.hub.quotas.signIn(this, null);
     this.armExpiry();
     this.send({
       type: 'auth_ok',
@@ -171,6 +177,7 @@ export class Connection {
     for (const id of ended) this.end(this.subs.get(id)!);
     this.token = null;
     this.claims = null;
+    this.hub.quotas.signIn(this, null);
     this.armExpiry();
     this.send({ type: 'auth_revoked', ended });
   }
@@ -304,6 +311,7 @@ export class Connection {
   /** Asks records for the rule-checked predicate with the connection's key and current token. */
   private async resolve(sub: Subscription, snapshot: boolean, stale: () => boolean) {
     const { where, orderBy, direction, limit } = sub.request;
+    const user = this.token !== null && this.keyKind !== 'secret' ? (this.claims?.sub ?? null) : null;
     const answer = await this.hub.resolve({
       project: this.project,
       keyKind: this.keyKind,
@@ -313,9 +321,15 @@ export class Connection {
     });
     // An answer made under an older token (a newer resolution started meanwhile) is dropped:
     // it must never replace the predicate of the one under the connection's current token.
-    if (!stale()) {
-      sub.revision = answer.revision;
-      sub.predicate = answer.predicate;
+    if (stale()) return answer;
+    sub.revision = answer.revision;
+    sub.predicate = answer.predicate;
+    // The token is verified: the connection now counts against its user's share.
+    const refused = user === null ? null : this.hub.quotas.signIn(this, user);
+    if (refused) {
+      this.send({ type: 'error', error: 'rate_limited', message: refused.message, details: { limit: refused.limit } });
+      this.close(refused.code, 'too many connections');
+      throw new PlinthError('rate_limited', refused.message, { limit: refused.limit });
     }
     return answer;
   }
@@ -383,6 +397,20 @@ export class Connection {
     sub.buffer = [];
     this.subs.delete(sub.id);
     this.hub.unindex(this, sub);
+  }
+
+  /** More messages than the connection's rate allows: told once, then closed (4009). */
+  tooManyMessages(): void {
+    if (this.closed) return;
+    const { messagesPerSecond, messageBurst } = this.hub.limits;
+    this.send({
+      type: 'error',
+      error: 'rate_limited',
+      message: `A connection may send ${messagesPerSecond} messages a second (pings included), ${messageBurst} at once.`,
+      details: { limit: messagesPerSecond, burst: messageBurst },
+    });
+    this.dispose();
+    this.close(CLOSE.tooManyMessages, 'too many messages');
   }
 
   /** Releases everything; called once when the socket closed. */

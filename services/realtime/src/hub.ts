@@ -9,7 +9,9 @@ import {
   isInProcess,
   isKeyKind,
   isProjectId,
+  optionalIdentity,
   verifyInternal,
+  type InternalIdentity,
   type ChangeEvent,
   type EventBus,
   type KeyKind,
@@ -21,6 +23,7 @@ import {
 import type { CatchUpBudget, CatchUpLimits } from './catch-up';
 import { CatchUpGate, type CatchUpGateLimits } from './catch-up-gate';
 import { Connection } from './connection';
+import { ConnectionQuotas, type ConnectionQuotaLimits } from './connection-quotas';
 import { TokenBucket } from './token-bucket';
 import type { RealtimeMetrics } from './metrics';
 import { CLOSE } from './protocol';
@@ -35,7 +38,11 @@ export interface RealtimeLimits {
   maxMessageBytes: number;
   maxBufferedBytes: number;
   maxSubscriptionsPerConnection: number;
-  maxConnectionsPerProject: number;
+  /** Connection quotas (per process, project, public key, address, user). */
+  quotas: ConnectionQuotaLimits;
+  /** Messages per second a connection may send (pings included), and its burst. */
+  messagesPerSecond: number;
+  messageBurst: number;
   pingIntervalMs: number;
   idleTimeoutMs: number;
   revocationCheckMs: number;
@@ -50,6 +57,14 @@ export interface HubDeps {
   metrics: RealtimeMetrics;
   logger: Logger;
   internalSecret: string;
+}
+
+/**
+ * The client's address, as the gateway saw it (`X-Plinth-Client-Address`, behind its trusted
+ * proxies), else the socket's peer.
+ */
+function clientAddress(req: IncomingMessage): string {
+  return optionalIdentity(req.headers)?.clientAddress ?? req.socket.remoteAddress ?? 'unknown';
 }
 
 /** The path a client connects to (the gateway forwards it unchanged). */
@@ -81,7 +96,7 @@ export class Hub {
   private readonly byCollection = new Map<string, Set<{ conn: Connection; sub: Subscription }>>();
   private readonly entries = new WeakMap<Subscription, { conn: Connection; sub: Subscription }>();
   private readonly connections = new Set<Connection>();
-  private readonly perProject = new Map<string, number>();
+  readonly quotas: ConnectionQuotas;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly replay = new ReplayGuard();
   private stopTail: (() => void) | null = null;
@@ -96,6 +111,7 @@ export class Hub {
     this.metrics = deps.metrics;
     this.logger = deps.logger;
     this.catchUps = new CatchUpGate(deps.limits.catchUpGate);
+    this.quotas = new ConnectionQuotas(deps.limits.quotas, { processFull: CLOSE.serverFull, quota: CLOSE.tooManyConnections });
     this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.limits.maxMessageBytes, clientTracking: false });
   }
 
@@ -118,7 +134,7 @@ export class Hub {
    * credential (or the in-process mark) is refused with 401.
    */
   /** The gateway's signature over this upgrade (method and path), accepted once. */
-  private credentialAccepted(req: IncomingMessage, credential: unknown, id: { project: string; keyKind: KeyKind; requestId: string }): boolean {
+  private credentialAccepted(req: IncomingMessage, credential: unknown, id: InternalIdentity): boolean {
     if (typeof credential !== 'string') return false;
     const verified = verifyInternal(this.deps.internalSecret, credential, id, { method: req.method ?? 'GET', path: req.url ?? '/' });
     return verified !== null && this.replay.accept(verified);
@@ -135,6 +151,8 @@ export class Hub {
     const keyKind = h[INTERNAL_HEADERS.keyKind];
     const requestId = h[INTERNAL_HEADERS.requestId];
     const credential = h[INTERNAL_HEADERS.credential];
+    // The key id and client address the gateway signed with the rest.
+    const optional = optionalIdentity(h);
     if (!m) {
       refuseUpgrade(socket, new PlinthError('not_found', 'Connect to /v1/projects/{project}/realtime.'));
       return;
@@ -146,8 +164,9 @@ export class Hub {
       !isKeyKind(keyKind) ||
       keyKind === 'none' ||
       typeof requestId !== 'string' ||
+      optional === null ||
       (!isInProcess(req) &&
-        !this.credentialAccepted(req, credential, { project, keyKind, requestId }))
+        !this.credentialAccepted(req, credential, { project, keyKind, requestId, ...optional }))
     ) {
       refuseUpgrade(socket, new UnauthorizedError('This service only accepts connections from the Plinth gateway.'));
       return;
@@ -156,44 +175,47 @@ export class Hub {
     this.bus.head(project as ProjectId).then(
       (openedAt) => {
         if (this.closing) refuseUpgrade(socket, new PlinthError('unavailable', 'This realtime replica is shutting down; connect again.'));
-        else this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, project as ProjectId, keyKind, openedAt));
+        else this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, project as ProjectId, keyKind, openedAt, clientAddress(req)));
       },
       () => refuseUpgrade(socket, new PlinthError('unavailable', 'The event log cannot be reached; connect again.')),
     );
   }
 
-  private attach(ws: WebSocket, project: ProjectId, keyKind: KeyKind, openedAt: number): void {
-    const conn = new Connection(ws, project, keyKind, this);
+  private attach(ws: WebSocket, project: ProjectId, keyKind: KeyKind, openedAt: number, address: string): void {
+    const conn = new Connection(ws, project, keyKind, address, this);
     conn.openedAt = openedAt;
-    const count = this.perProject.get(project) ?? 0;
-    if (count >= this.limits.maxConnectionsPerProject) {
-      const max = this.limits.maxConnectionsPerProject;
-      conn.send({ type: 'error', error: 'rate_limited', message: `The project has reached its ${max} realtime connections.`, details: { limit: max } });
-      conn.close(CLOSE.tooManyConnections, 'too many connections');
+    const refused = this.quotas.admit(conn);
+    if (refused) {
+      conn.send({ type: 'error', error: 'rate_limited', message: refused.message, details: { limit: refused.limit } });
+      conn.close(refused.code, refused.code === CLOSE.serverFull ? 'server full' : 'too many connections');
       return;
     }
-    this.perProject.set(project, count + 1);
     this.connections.add(conn);
     this.metrics.connections.inc();
+    // Every message and every ping frame takes a token; past the burst the connection is closed.
+    const rate = new TokenBucket(this.limits.messageBurst, this.limits.messagesPerSecond);
+    const allowed = (): boolean => {
+      if (rate.take()) return true;
+      conn.tooManyMessages();
+      return false;
+    };
     ws.on('message', (data, isBinary) => {
+      if (conn.closed || !allowed()) return;
       if (isBinary) {
         conn.send({ type: 'error', error: 'invalid_request', message: 'Send JSON text messages, not binary.' });
         return;
       }
       void conn.onMessage(data.toString()).catch((err: unknown) => this.logger.error({ err }, 'message handling failed'));
     });
+    ws.on('ping', () => void (!conn.closed && allowed()));
     ws.on('pong', () => (conn.lastSeen = Date.now()));
     ws.on('error', () => {});
     ws.once('close', () => {
       conn.dispose();
       this.connections.delete(conn);
       this.metrics.connections.dec();
-      const left = (this.perProject.get(project) ?? 1) - 1;
-      if (left > 0) this.perProject.set(project, left);
-      else {
-        this.perProject.delete(project);
-        this.catchUpBytesByProject.delete(project);
-      }
+      this.quotas.release(conn);
+      if (this.quotas.ofProject(project) === 0) this.catchUpBytesByProject.delete(project);
     });
     conn.send({ type: 'welcome', connection_id: conn.id, heartbeat_ms: this.limits.pingIntervalMs });
   }

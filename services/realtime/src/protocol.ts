@@ -10,13 +10,20 @@ export const CLOSE = {
   goingAway: 1001,
   /** A message larger than REALTIME_MAX_MESSAGE_BYTES (sent by the `ws` library). */
   tooBig: 1009,
+  /** The process has REALTIME_MAX_CONNECTIONS connections: try again later (another replica). */
+  serverFull: 1013,
   /** No message and no pong for REALTIME_IDLE_TIMEOUT_MS. */
   idle: 4002,
   /** The project was deleted: its connections end; do not reconnect with the old keys. */
   projectDeleted: 4004,
+  /** More messages (pings included) than REALTIME_MESSAGES_PER_SECOND allows, past REALTIME_MESSAGE_BURST. */
+  tooManyMessages: 4009,
   /** The client did not read fast enough: its send buffer passed REALTIME_MAX_BUFFERED_BYTES. */
   slowConsumer: 4008,
-  /** The project already has REALTIME_MAX_CONNECTIONS_PER_PROJECT connections on this replica. */
+  /**
+   * A connection quota is full on this replica: the project's, its public key's, the client
+   * address's (public key) or the user's (on `auth`).
+   */
   tooManyConnections: 4029,
 } as const;
 
