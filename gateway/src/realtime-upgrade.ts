@@ -11,9 +11,11 @@ import {
   UnavailableError,
   acceptRequestId,
   isProjectId,
+  type ProjectId,
 } from '@plinth/shared';
 import type { KeyAuthenticator } from './key-authenticator';
 import { bearer } from './keys';
+import { RealtimeSockets } from './realtime-sockets';
 
 /** `GET /v1/projects/{p}/realtime` (docs/realtime.md). */
 export const REALTIME_ROUTE = /^\/v1\/projects\/([^/]+)\/realtime$/;
@@ -53,6 +55,7 @@ export function clientAddress(req: IncomingMessage, trustProxy: number | boolean
  * check the identity headers are set exactly as for HTTP routes and the upgrade is handed on.
  */
 export function realtimeUpgradeHandler(opts: { keys: KeyAuthenticator; target?: UpgradeTarget; logger: Logger; trustProxy?: number | boolean }): UpgradeTarget {
+  const open = new RealtimeSockets(opts.keys, opts.logger);
   const accept = async (req: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     const m = REALTIME_ROUTE.exec(url.pathname);
@@ -66,7 +69,8 @@ export function realtimeUpgradeHandler(opts: { keys: KeyAuthenticator; target?: 
         field: 'key',
       });
     }
-    const keyKind = await opts.keys.authenticate(project, fromHeader ?? fromQuery);
+    const credential = fromHeader ?? fromQuery;
+    const keyKind = await opts.keys.authenticate(project, credential);
     if (!fromHeader && keyKind === 'secret') {
       throw new InvalidRequestError('A secret key may not be sent in the URL; use a public key in ?key= or the Authorization header.', {
         field: 'key',
@@ -85,6 +89,8 @@ export function realtimeUpgradeHandler(opts: { keys: KeyAuthenticator; target?: 
     delete h.authorization;
     url.searchParams.delete('key');
     req.url = url.pathname + (url.search === '?' ? '' : url.search);
+    // A key revoked later cuts this socket (realtime-sockets.ts).
+    open.add(credential!, project as ProjectId, socket);
     opts.target(req, socket, head);
   };
   return (req, socket, head) => {

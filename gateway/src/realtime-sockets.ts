@@ -1,0 +1,74 @@
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { UnauthorizedError, type ProjectId } from '@plinth/shared';
+import type { KeyAuthenticator } from './key-authenticator';
+
+/** How often the keys of open realtime sockets are checked again (ms): a revoked key's sockets end within this plus a lookup. */
+export const REALTIME_KEY_CHECK_MS = 250;
+
+interface Opened {
+  project: ProjectId;
+  sockets: Set<Duplex>;
+}
+
+/**
+ * The realtime sockets this gateway process holds (in-process in standalone, proxied in the
+ * cluster), grouped by the project key that opened them. While any is open, each distinct key is
+ * looked up again every REALTIME_KEY_CHECK_MS — through the key cache, which a revocation clears
+ * at once on this process, across standalone workers (the store's change counter) and across
+ * gateway replicas (KeyCacheBus) — and the sockets of a key that no longer authenticates for
+ * its project are cut: a revoked or rotated-out key stops receiving within a second. One cached
+ * lookup per key in use, not per socket.
+ */
+export class RealtimeSockets {
+  private readonly byKey = new Map<string, Opened>();
+  private timer: NodeJS.Timeout | null = null;
+  private checking = false;
+
+  constructor(
+    private readonly keys: KeyAuthenticator,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Tracks a socket handed to realtime after `credential` was accepted for `project`. */
+  add(credential: string, project: ProjectId, socket: Duplex): void {
+    let opened = this.byKey.get(credential);
+    if (!opened) this.byKey.set(credential, (opened = { project, sockets: new Set() }));
+    opened.sockets.add(socket);
+    socket.once('close', () => {
+      opened.sockets.delete(socket);
+      if (opened.sockets.size === 0 && this.byKey.get(credential) === opened) this.byKey.delete(credential);
+      if (this.byKey.size === 0) this.stop();
+    });
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.check(), REALTIME_KEY_CHECK_MS);
+      this.timer.unref?.();
+    }
+  }
+
+  private stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async check(): Promise<void> {
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      for (const [credential, opened] of [...this.byKey]) {
+        try {
+          await this.keys.authenticate(opened.project, credential);
+        } catch (err) {
+          if (!(err instanceof UnauthorizedError)) throw err;
+          this.byKey.delete(credential);
+          for (const socket of opened.sockets) socket.destroy();
+        }
+      }
+    } catch (err) {
+      // The project store cannot be read now: keep the sockets, check again next time.
+      this.logger.warn({ err }, 'realtime key check failed');
+    } finally {
+      this.checking = false;
+    }
+  }
+}
