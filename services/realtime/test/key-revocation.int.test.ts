@@ -42,8 +42,9 @@ it('a socket opened with a key revoked since receives nothing committed 1 s afte
   const write = await projectCall<{ record: { id: string } }>(p, 'POST', '/collections/board/records', { key: p.secretKey, body: { data: { text: 'after' } } });
   expect(write.status).toBe(201);
   await other.waitForEvents('b', 1);
-  await doomed.closed;
+  await new Promise((r) => setTimeout(r, 300)); // past the delivery to every socket
   expect(doomed.events('b')).toEqual([]);
+  expect(doomed.ws.readyState).toBe(doomed.ws.CLOSED);
   expect((await refusal(wsUrl(url, p.id, { queryKey: created.body.key.value }))).status).toBe(401);
   other.close();
 });
