@@ -30,6 +30,7 @@ const CLUSTER_SUITES = [
   '<rootDir>/services/records/test/api/**/*.test.ts',
   '<rootDir>/services/realtime/test/realtime.int.test.ts',
   '<rootDir>/services/realtime/test/project-deletion.int.test.ts',
+  '<rootDir>/services/realtime/test/key-revocation.int.test.ts',
 ];
 
 /** @type {import('jest').Config} */

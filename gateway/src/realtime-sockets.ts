@@ -9,6 +9,8 @@ export const REALTIME_KEY_CHECK_MS = 250;
 interface Opened {
   project: ProjectId;
   sockets: Set<Duplex>;
+  /** The key failed the last check: cut at the next one if it fails again. */
+  failed: boolean;
 }
 
 /**
@@ -16,9 +18,10 @@ interface Opened {
  * cluster), grouped by the project key that opened them. While any is open, each distinct key is
  * looked up again every REALTIME_KEY_CHECK_MS — through the key cache, which a revocation clears
  * at once on this process, across standalone workers (the store's change counter) and across
- * gateway replicas (KeyCacheBus) — and the sockets of a key that no longer authenticates for
- * its project are cut: a revoked or rotated-out key stops receiving within a second. One cached
- * lookup per key in use, not per socket.
+ * gateway replicas (KeyCacheBus) — and the sockets of a key that failed two checks in a row are
+ * cut: a revoked or rotated-out key stops receiving within a second. (One check of grace: when
+ * the project was deleted, the realtime service closes its sockets with 4004 itself, which says
+ * more than a cut connection.) One cached lookup per key in use, not per socket.
  */
 export class RealtimeSockets {
   private readonly byKey = new Map<string, Opened>();
@@ -33,7 +36,7 @@ export class RealtimeSockets {
   /** Tracks a socket handed to realtime after `credential` was accepted for `project`. */
   add(credential: string, project: ProjectId, socket: Duplex): void {
     let opened = this.byKey.get(credential);
-    if (!opened) this.byKey.set(credential, (opened = { project, sockets: new Set() }));
+    if (!opened) this.byKey.set(credential, (opened = { project, sockets: new Set(), failed: false }));
     opened.sockets.add(socket);
     socket.once('close', () => {
       opened.sockets.delete(socket);
@@ -58,8 +61,13 @@ export class RealtimeSockets {
       for (const [credential, opened] of [...this.byKey]) {
         try {
           await this.keys.authenticate(opened.project, credential);
+          opened.failed = false;
         } catch (err) {
           if (!(err instanceof UnauthorizedError)) throw err;
+          if (!opened.failed) {
+            opened.failed = true;
+            continue;
+          }
           this.byKey.delete(credential);
           for (const socket of opened.sockets) socket.destroy();
         }

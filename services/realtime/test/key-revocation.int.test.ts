@@ -2,7 +2,8 @@
  * Revoking a project key cuts the realtime sockets opened with it (issue 25): within a second
  * the gateway closes them, so nothing committed a second after the revocation reaches them,
  * while sockets opened with the project's other key go on; connecting again with the revoked key
- * is refused (401).
+ * is refused (401). Both topologies (cluster: the gateway proxies the sockets to two realtime
+ * replicas).
  */
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { projectCall, type ProjectAccess } from '../../../test/e2e/support/api';
@@ -13,7 +14,7 @@ let p: ProjectAccess;
 let url: string;
 
 beforeAll(async () => {
-  t = await startTestPlinth();
+  t = await startTestPlinth({ realtimeReplicas: 2 });
   url = await t.url();
   p = { url, id: t.project.id, publicKey: t.project.publicKey, secretKey: t.project.secretKey };
   const res = await projectCall(p, 'POST', '/collections', { key: p.secretKey, body: { name: 'board', fields: { text: { type: 'text' } }, rules: { read: 'true' } } });
