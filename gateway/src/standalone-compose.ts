@@ -5,6 +5,7 @@ import { buildRecordsService, recordsConfigSchema } from '@plinth/records';
 import { authConfigSchema, buildAuthService } from '@plinth/auth';
 import { buildMailerService, mailerConfigSchema } from '@plinth/mailer';
 import { buildRealtimeService, realtimeConfigSchema } from '@plinth/realtime';
+import { wakeOtherWorkersOnAppend } from './worker-events';
 import { createGatewayApp, type Gateway } from './app';
 import { parseOrigins, standalonePublicUrl, type StandaloneConfig } from './config';
 import { createProjectStore } from './store/from-config';
@@ -59,6 +60,8 @@ export async function composeStandalone(
   // One event log for records (writer) and realtime (reader): SQLite in the data dir, or Redis Streams.
   const recordsConfig = loadConfig(recordsConfigSchema, serviceEnv);
   const events = createEventBusFromConfig(recordsConfig);
+  // Several workers: the others read an event at once, instead of at their next poll.
+  wakeOtherWorkersOnAppend(events);
   const stopTrimming = startTrimming(events, 60_000, (err) => logger.warn({ err }, 'event log trim failed'));
   // Records verifies user tokens with the in-process auth service's keys and revocation list.
   const records = await buildRecordsService(recordsConfig, logger.child({ service: 'records' }), {

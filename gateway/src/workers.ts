@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import { relayAppendedEvents } from './worker-events';
 
 /** The environment variable that tells a worker its slot (1…N); a replacement inherits the slot. */
 export const WORKER_SLOT_ENV = 'PLINTH_WORKER_SLOT';
@@ -59,6 +60,9 @@ export async function startWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPo
       worker.once('exit', (code, signal) => reject(new Error(`worker ${slot} exited before listening (code ${code}, signal ${signal})`)));
     });
   };
+
+  // A worker that appended change events wakes the others (worker-events.ts).
+  relayAppendedEvents();
 
   cluster.on('exit', (worker, code, signal) => {
     const slot = slots.get(worker);

@@ -17,6 +17,11 @@ export interface EventBusConfig {
   PLINTH_EVENTS_SHARDS: number;
   /** Cluster: key prefix of the event streams. */
   PLINTH_EVENTS_PREFIX: string;
+  /**
+   * Standalone: how often each process looks for events other processes appended (ms). A
+   * backstop: standalone workers also wake each other when they append (the primary relays it).
+   */
+  PLINTH_EVENTS_POLL_MS: number;
 }
 
 export const eventBusConfigSchema = {
@@ -24,6 +29,7 @@ export const eventBusConfigSchema = {
   PLINTH_EVENTS_MAX_AGE_MINUTES: Joi.number().integer().min(1).max(10_080).default(DEFAULT_EVENT_RETENTION.maxAgeMs / 60_000),
   PLINTH_EVENTS_SHARDS: Joi.number().integer().min(1).max(1024).default(8),
   PLINTH_EVENTS_PREFIX: Joi.string().default('plinth:events:'),
+  PLINTH_EVENTS_POLL_MS: Joi.number().integer().min(1).max(60_000).default(20),
 };
 
 /** Redis Streams when REDIS_URL is set, else the SQLite log `${PLINTH_DATA_DIR}/events.db`. */
@@ -38,7 +44,7 @@ export function createEventBusFromConfig(config: EventBusConfig): EventBus {
       retention,
     });
   }
-  return new SqliteEventBus({ file: path.join(config.PLINTH_DATA_DIR, 'events.db'), retention });
+  return new SqliteEventBus({ file: path.join(config.PLINTH_DATA_DIR, 'events.db'), retention, pollMs: config.PLINTH_EVENTS_POLL_MS });
 }
 
 /** Calls `bus.trim()` every `intervalMs`; returns a function that stops it. */

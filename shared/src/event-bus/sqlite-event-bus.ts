@@ -19,7 +19,7 @@ export interface SqliteEventBusOptions {
   retention?: EventRetention;
   /**
    * How often a tail looks for events written by other processes (ms). Events published through
-   * this instance wake its tails at once.
+   * this instance wake its tails at once; another process's can through `poke`.
    */
   pollMs?: number;
 }
@@ -55,6 +55,8 @@ export class SqliteEventBus implements EventBus {
   private readonly tails = new Set<{ listener: EventListener; wanted?: () => boolean; position: number }>();
   private timer: NodeJS.Timeout | null = null;
   private wakeScheduled = false;
+  /** Called after each committed append (standalone workers tell the others; see `poke`). */
+  private appended: (() => void) | null = null;
   /** Published, not yet appended (see publish). */
   private readonly queued: Array<{ project: string; collection: string; committed_at: number; payload: string; resolve: (seq: number) => void; reject: (err: unknown) => void }> = [];
 
@@ -121,6 +123,17 @@ export class SqliteEventBus implements EventBus {
     }
     const assigned = seqs;
     batch.forEach((e, i) => e.resolve(assigned[i]!));
+    this.wake();
+    this.appended?.();
+  }
+
+  /** Calls `fn` after each group of events this instance appended (once per group, not per event). */
+  onAppended(fn: () => void): void {
+    this.appended = fn;
+  }
+
+  /** Another process appended: tails read what is new now instead of at the next poll. */
+  poke(): void {
     this.wake();
   }
 
