@@ -10,33 +10,12 @@ import {
 } from '@plinth/shared';
 import { catchUp, type CatchUpOutcome } from './catch-up';
 import { deliveryFor } from './matching';
-import { CLOSE, ProtocolError, parseClientMessage, type DeliveredEvent, type ServerMessage, type SubscribeMessage } from './protocol';
+import { errorMessage, messageRateMessage, refusalMessage, serialized } from './outbound';
+import { CLOSE, parseClientMessage, type DeliveredEvent, type ServerMessage, type SubscribeMessage } from './protocol';
 import { Subscription } from './subscription';
 import { readClaims, type TokenClaims } from './token-claims';
 import { TokenBucket } from './token-bucket';
 import type { Hub } from './hub';
-
-/** Serialized deliveries, shared by every subscription that receives the same one. */
-const SERIALIZED = new WeakMap<DeliveredEvent, string>();
-
-function serialized(d: DeliveredEvent): string {
-  let text = SERIALIZED.get(d);
-  if (text === undefined) SERIALIZED.set(d, (text = JSON.stringify(d)));
-  return text;
-}
-
-/** Turns anything thrown into the `error` message the client receives (REST's code and message). */
-function errorMessage(err: unknown, id?: string): ServerMessage {
-  const e =
-    err instanceof ProtocolError
-      ? new InvalidRequestError(err.message, err.details)
-      : err instanceof PlinthError
-        ? err
-        : new PlinthError('internal', 'Something went wrong.');
-  const env = e.toEnvelope();
-  const sid = id ?? (err instanceof ProtocolError ? err.id : undefined);
-  return { type: 'error', ...(sid === undefined ? {} : { id: sid }), ...env };
-}
 
 /** One client WebSocket: its identity, token, subscriptions and send path. */
 export class Connection {
@@ -327,7 +306,7 @@ export class Connection {
     // The token is verified: the connection now counts against its user's share.
     const refused = user === null ? null : this.hub.quotas.signIn(this, user);
     if (refused) {
-      this.send({ type: 'error', error: 'rate_limited', message: refused.message, details: { limit: refused.limit } });
+      this.send(refusalMessage(refused));
       this.close(refused.code, 'too many connections');
       throw new PlinthError('rate_limited', refused.message, { limit: refused.limit });
     }
@@ -402,13 +381,7 @@ export class Connection {
   /** More messages than the connection's rate allows: told once, then closed (4009). */
   tooManyMessages(): void {
     if (this.closed) return;
-    const { messagesPerSecond, messageBurst } = this.hub.limits;
-    this.send({
-      type: 'error',
-      error: 'rate_limited',
-      message: `A connection may send ${messagesPerSecond} messages a second (pings included), ${messageBurst} at once.`,
-      details: { limit: messagesPerSecond, burst: messageBurst },
-    });
+    this.send(messageRateMessage(this.hub.limits.messagesPerSecond, this.hub.limits.messageBurst));
     this.dispose();
     this.close(CLOSE.tooManyMessages, 'too many messages');
   }

@@ -26,6 +26,7 @@ import { Connection } from './connection';
 import { ConnectionQuotas, type ConnectionQuotaLimits } from './connection-quotas';
 import { TokenBucket } from './token-bucket';
 import type { RealtimeMetrics } from './metrics';
+import { refusalMessage } from './outbound';
 import { CLOSE } from './protocol';
 import type { Subscription } from './subscription';
 
@@ -186,7 +187,7 @@ export class Hub {
     conn.openedAt = openedAt;
     const refused = this.quotas.admit(conn);
     if (refused) {
-      conn.send({ type: 'error', error: 'rate_limited', message: refused.message, details: { limit: refused.limit } });
+      conn.send(refusalMessage(refused));
       conn.close(refused.code, refused.code === CLOSE.serverFull ? 'server full' : 'too many connections');
       return;
     }
