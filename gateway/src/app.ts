@@ -198,6 +198,12 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     keys,
     deletion,
     metricsApp,
-    upgrade: realtimeUpgradeHandler({ keys, target: opts.realtime, logger: opts.logger, trustProxy: opts.trustProxy }),
+    upgrade: realtimeUpgradeHandler({
+      keys,
+      projectExists: async (project) => (await opts.store.getProject(project)) !== null,
+      target: opts.realtime,
+      logger: opts.logger,
+      trustProxy: opts.trustProxy,
+    }),
   };
 }

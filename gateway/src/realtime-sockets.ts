@@ -6,11 +6,18 @@ import type { KeyAuthenticator } from './key-authenticator';
 /** How often the keys of open realtime sockets are checked again (ms): a revoked key's sockets end within this plus a lookup. */
 export const REALTIME_KEY_CHECK_MS = 250;
 
+/**
+ * A deleted project's sockets are closed by the realtime service itself, with 4004 "project
+ * deleted" (its purge comes after the project and its keys are gone): they are cut here only if
+ * still open this long after their key stopped authenticating.
+ */
+const PROJECT_DELETION_GRACE_MS = 5000;
+
 interface Opened {
   project: ProjectId;
   sockets: Set<Duplex>;
-  /** The key failed the last check: cut at the next one if it fails again. */
-  failed: boolean;
+  /** When the key was first found gone with its project (null while it authenticates). */
+  projectGoneAt: number | null;
 }
 
 /**
@@ -18,10 +25,11 @@ interface Opened {
  * cluster), grouped by the project key that opened them. While any is open, each distinct key is
  * looked up again every REALTIME_KEY_CHECK_MS — through the key cache, which a revocation clears
  * at once on this process, across standalone workers (the store's change counter) and across
- * gateway replicas (KeyCacheBus) — and the sockets of a key that failed two checks in a row are
- * cut: a revoked or rotated-out key stops receiving within a second. (One check of grace: when
- * the project was deleted, the realtime service closes its sockets with 4004 itself, which says
- * more than a cut connection.) One cached lookup per key in use, not per socket.
+ * gateway replicas (KeyCacheBus) — and the sockets of a key that no longer authenticates while
+ * its project exists are cut: a revoked or rotated-out key stops receiving within a second.
+ * (When the project itself was deleted, the realtime service closes its sockets with 4004,
+ * which says more than a cut connection; see PROJECT_DELETION_GRACE_MS.) One cached lookup per
+ * key in use, not per socket; a project lookup only for a key that failed.
  */
 export class RealtimeSockets {
   private readonly byKey = new Map<string, Opened>();
@@ -30,13 +38,14 @@ export class RealtimeSockets {
 
   constructor(
     private readonly keys: KeyAuthenticator,
+    private readonly projectExists: (project: ProjectId) => Promise<boolean>,
     private readonly logger: Logger,
   ) {}
 
   /** Tracks a socket handed to realtime after `credential` was accepted for `project`. */
   add(credential: string, project: ProjectId, socket: Duplex): void {
     let opened = this.byKey.get(credential);
-    if (!opened) this.byKey.set(credential, (opened = { project, sockets: new Set(), failed: false }));
+    if (!opened) this.byKey.set(credential, (opened = { project, sockets: new Set(), projectGoneAt: null }));
     opened.sockets.add(socket);
     socket.once('close', () => {
       opened.sockets.delete(socket);
@@ -61,16 +70,16 @@ export class RealtimeSockets {
       for (const [credential, opened] of [...this.byKey]) {
         try {
           await this.keys.authenticate(opened.project, credential);
-          opened.failed = false;
+          continue;
         } catch (err) {
           if (!(err instanceof UnauthorizedError)) throw err;
-          if (!opened.failed) {
-            opened.failed = true;
-            continue;
-          }
-          this.byKey.delete(credential);
-          for (const socket of opened.sockets) socket.destroy();
         }
+        if (!(await this.projectExists(opened.project))) {
+          opened.projectGoneAt ??= Date.now();
+          if (Date.now() - opened.projectGoneAt < PROJECT_DELETION_GRACE_MS) continue;
+        }
+        this.byKey.delete(credential);
+        for (const socket of opened.sockets) socket.destroy();
       }
     } catch (err) {
       // The project store cannot be read now: keep the sockets, check again next time.

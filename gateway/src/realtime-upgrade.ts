@@ -54,8 +54,15 @@ export function clientAddress(req: IncomingMessage, trustProxy: number | boolean
  * a secret key in a URL is refused (400), since URLs end up in logs and histories. After the key
  * check the identity headers are set exactly as for HTTP routes and the upgrade is handed on.
  */
-export function realtimeUpgradeHandler(opts: { keys: KeyAuthenticator; target?: UpgradeTarget; logger: Logger; trustProxy?: number | boolean }): UpgradeTarget {
-  const open = new RealtimeSockets(opts.keys, opts.logger);
+export function realtimeUpgradeHandler(opts: {
+  keys: KeyAuthenticator;
+  /** Whether the project exists (a key that stops authenticating with its project: see RealtimeSockets). */
+  projectExists: (project: ProjectId) => Promise<boolean>;
+  target?: UpgradeTarget;
+  logger: Logger;
+  trustProxy?: number | boolean;
+}): UpgradeTarget {
+  const open = new RealtimeSockets(opts.keys, opts.projectExists, opts.logger);
   const accept = async (req: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     const m = REALTIME_ROUTE.exec(url.pathname);
