@@ -1,6 +1,8 @@
 import os from 'node:os';
 import Joi from 'joi';
 import { commonConfig } from '@plinth/shared';
+import { isInside } from './backup/data-files';
+import { nextRun } from './backup/schedule';
 
 const urlList = commonConfig.urlList;
 
@@ -71,7 +73,18 @@ export interface StandaloneConfig extends GatewaySharedConfig {
   PLINTH_INTERNAL_SECRET?: string;
   /** Worker processes sharing the port and the data directory; 1 = everything in this one process. */
   PLINTH_WORKERS: number;
+  /** When set, a backup is taken at each time this cron expression names, into PLINTH_BACKUP_DIR. */
+  PLINTH_BACKUP_CRON?: string;
+  /** Where scheduled backups go (outside the data directory); required with PLINTH_BACKUP_CRON. */
+  PLINTH_BACKUP_DIR?: string;
+  /** How many scheduled backups to keep (the newest); older ones are removed after each backup. */
+  PLINTH_BACKUP_KEEP: number;
 }
+
+const cronExpression = Joi.string().custom((value: string) => {
+  nextRun(value, new Date()); // throws on an expression cron-parser cannot read
+  return value;
+}).messages({ 'any.custom': '{{#label}} is not a cron expression: {{#error.message}}' });
 
 export const standaloneConfigSchema = Joi.object<StandaloneConfig>({
   ...shared,
@@ -81,7 +94,14 @@ export const standaloneConfigSchema = Joi.object<StandaloneConfig>({
   PLINTH_WORKERS: Joi.number().integer().min(1).max(64).default(() => os.availableParallelism()),
   PLINTH_ADMIN_KEY: Joi.string().min(20),
   PLINTH_INTERNAL_SECRET: commonConfig.internalSecret,
-});
+  PLINTH_BACKUP_CRON: cronExpression,
+  PLINTH_BACKUP_DIR: Joi.string().when('PLINTH_BACKUP_CRON', { is: Joi.exist(), then: Joi.required() }),
+  PLINTH_BACKUP_KEEP: Joi.number().integer().min(1).max(10_000).default(7),
+})
+  .custom((value: StandaloneConfig, helpers) => {
+    if (value.PLINTH_BACKUP_DIR && isInside(value.PLINTH_BACKUP_DIR, value.PLINTH_DATA_DIR)) return helpers.message({ custom: '"PLINTH_BACKUP_DIR" must be outside PLINTH_DATA_DIR' });
+    return value;
+  });
 
 export function parseOrigins(value: string): '*' | string[] {
   return value.trim() === '*' ? '*' : value.split(',').map((s) => s.trim()).filter(Boolean);

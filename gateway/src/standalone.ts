@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { createLogger, installProcessHandlers, loadConfigOrExit, runMain, serve, type Served } from '@plinth/shared';
+import { startBackupSchedule, type BackupSchedule } from './backup/schedule';
 import { ensureDemoProject, resolveAdminKey } from './bootstrap';
 import { standaloneConfigSchema, standalonePublicUrl, type StandaloneConfig } from './config';
 import { KeyAuthenticator } from './key-authenticator';
@@ -31,7 +32,12 @@ async function runSingle(config: StandaloneConfig, logger: Logger, admin: AdminK
   const { composeStandalone } = await import('./standalone-compose');
   const plinth = await composeStandalone({ ...config, PLINTH_ADMIN_KEY: admin.key }, process.env, logger);
   const demo = await ensureDemoProject(config.PLINTH_DATA_DIR, plinth.store, plinth.gateway.keys);
-  const served = await serve(plinth.gateway.app, { port: config.PORT, host: config.HOST, logger, beforeDrain: plinth.beginDrain, onShutdown: plinth.close });
+  const backups = scheduleBackups(config, logger);
+  const onShutdown = async () => {
+    await backups?.stop();
+    await plinth.close();
+  };
+  const served = await serve(plinth.gateway.app, { port: config.PORT, host: config.HOST, logger, beforeDrain: plinth.beginDrain, onShutdown });
   served.server.on('upgrade', plinth.gateway.upgrade);
   installServeHandlers(served, await serveMetrics(config, plinth.gateway.metricsApp, logger), logger);
   printBanner(config, served.port, admin, demo, 1);
@@ -63,13 +69,15 @@ async function runPrimary(config: StandaloneConfig, logger: Logger, admin: Admin
     // A worker that cannot start (a port in use, a bad data dir) has printed why, in one line.
     process.exit(1);
   });
+  // Here, not in a worker: the primary serves no request, and exactly one process schedules.
+  const backups = scheduleBackups(config, logger);
   let stopping = false;
   const onSignal = (signal: 'SIGTERM' | 'SIGINT') => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping workers');
     // The workers get the same signal: Ctrl+C (SIGINT) skips their grace period, SIGTERM keeps it.
-    void pool.stop(signal).then(() => process.exit(0));
+    void Promise.all([backups?.stop(), pool.stop(signal)]).then(() => process.exit(0));
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
@@ -101,6 +109,12 @@ async function runWorker(config: StandaloneConfig, logger: Logger): Promise<void
   installServeHandlers(served, await serveMetrics(config, plinth.gateway.metricsApp, workerLogger), workerLogger);
 }
 
+/** PLINTH_BACKUP_CRON: scheduled backups, run by the single process or the primary — never by a worker. */
+function scheduleBackups(config: StandaloneConfig, logger: Logger): BackupSchedule | null {
+  if (!config.PLINTH_BACKUP_CRON || !config.PLINTH_BACKUP_DIR) return null;
+  return startBackupSchedule({ cron: config.PLINTH_BACKUP_CRON, dir: config.PLINTH_BACKUP_DIR, keep: config.PLINTH_BACKUP_KEEP, dataDir: config.PLINTH_DATA_DIR, logger });
+}
+
 /** Prometheus scrapes here without the operator key (same HOST as the API). */
 async function serveMetrics(config: StandaloneConfig, metricsApp: RequestListener, logger: Logger): Promise<Served | null> {
   return config.PLINTH_METRICS_PORT ? serve(metricsApp, { port: config.PLINTH_METRICS_PORT, host: config.HOST, logger }) : null;
@@ -122,6 +136,7 @@ function printBanner(config: StandaloneConfig, port: number, admin: AdminKey, de
     `  listening on:    ${config.HOST}:${port}${config.HOST === '127.0.0.1' ? ' (this machine only; set HOST=0.0.0.0 to accept other machines)' : ''}`,
     `  data directory:  ${config.PLINTH_DATA_DIR}`,
     `  workers:         ${workers}${workers > 1 ? ' (PLINTH_WORKERS)' : ''}`,
+    ...(config.PLINTH_BACKUP_CRON ? [`  backups:         "${config.PLINTH_BACKUP_CRON}" into ${config.PLINTH_BACKUP_DIR} (the newest ${config.PLINTH_BACKUP_KEEP} kept)`] : []),
     `  dashboard:       ${url}/_/   (sign in with the operator key)`,
     `  mail links:      ${standalonePublicUrl({ ...config, PORT: port }, process.env)}${process.env.PLINTH_PUBLIC_URL ? ' (PLINTH_PUBLIC_URL)' : '   (set PLINTH_PUBLIC_URL to the address your users reach)'}`,
     admin.source === 'env'

@@ -1,6 +1,6 @@
 /**
  * `plinth …`: the command-line client of a Plinth gateway (operator API, collections, records,
- * users, schema as code, types, doctor). Wrong usage exits 2 with one line; a failed call exits 1.
+ * users, schema as code, types, doctor), and backups of a standalone data directory. Wrong usage exits 2 with one line; a failed call exits 1.
  * Imports nothing outside src/cli, so it can be packed and run on its own (npm run pack:cli).
  */
 import fs from 'node:fs';
@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CliError, Connection, UsageError, type CliIo } from './client';
 import { keysCommand, projectsCommand } from './commands/admin';
+import { backupCommand, restoreCommand } from './commands/backup';
 import { collectionsCommand } from './commands/collections';
 import { doctorCommand } from './commands/doctor';
 import { recordsCommand } from './commands/records';
@@ -31,6 +32,8 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   pull: pullCommand,
   types: typesCommand,
   doctor: (args, _flags, conn, io) => doctorCommand(args, conn, io),
+  backup: (args, flags, _conn, io) => backupCommand(args, flags, io),
+  restore: (args, flags, _conn, io) => restoreCommand(args, flags, io),
 };
 
 /** The version of the package this file ships in. */

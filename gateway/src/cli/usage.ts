@@ -20,6 +20,8 @@ Commands:
   pull         write a schema file from the live project          (secret key)
   types        TypeScript types of the collections, for the SDK   (secret key)
   doctor       check the server, the keys and the configuration
+  backup       copy a standalone data directory, online and checked  (files)
+  restore      check a backup and copy it into an empty data directory (files)
   help         this text, or \`plinth help <command>\`
 
 Options: --help (-h) on any command, --version (-v).
@@ -90,6 +92,21 @@ map for \`createClient<Collections>(…)\` of @plinth/client. Needs the project'
 Checks that the server answers /healthz and /readyz, that the operator key and the project's
 secret key are valid (each is checked when given), and that the settings are sane. Prints one
 line per check; exits 1 when any check fails.
+`,
+  backup: `Usage:
+  plinth backup <dir> [--data-dir DIR]
+Copies every SQLite database of the standalone data directory (each at one point in time, while
+the server keeps serving), credentials.json and any other stored file into <dir> (created; must
+be empty and outside the data directory), checks each copy (integrity check, row counts) and
+writes manifest.json last (files, sizes, SHA-256, row counts, version, time). Prints the
+manifest. Reads the files directly: run it on the machine that holds the data directory.
+`,
+  restore: `Usage:
+  plinth restore <backup> [--data-dir DIR]
+Checks the backup (every file against its SHA-256 in manifest.json, each database's integrity
+and row counts) and copies it into DIR, which must be empty or missing. A corrupted backup is
+refused with one line and exit code 1, and nothing is copied. Then start Plinth with
+PLINTH_DATA_DIR=DIR.
 `,
   help: `Usage:
   plinth help [command]

@@ -1,0 +1,4 @@
+/** Standalone backups: take (`plinth backup`), verify and restore (`plinth restore`), and the schedule. */
+export { BACKUP_FORMAT, BackupError, MANIFEST_FILE, readManifest, type BackupManifest, type ManifestFile } from './manifest';
+export { takeBackup, type TakeBackupOptions } from './take';
+export { restoreBackup, verifyBackup, type RestoreOptions } from './restore';
