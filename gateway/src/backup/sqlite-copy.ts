@@ -78,7 +78,7 @@ export function checkCopy(file: string, expected?: Record<string, number>): stri
   }
   try {
     const result = db.pragma('integrity_check', { simple: true });
-    if (result !== 'ok') return `integrity check failed: ${String(result)}`;
+    if (result !== 'ok') return `integrity check failed: ${oneLine(String(result))}`;
     if (expected) {
       const got = tableCounts(db);
       for (const [table, rows] of Object.entries(expected)) {
@@ -88,8 +88,14 @@ export function checkCopy(file: string, expected?: Record<string, number>): stri
     return null;
   } catch (e) {
     // A damaged file often fails before the check can answer ("database disk image is malformed").
-    return `integrity check failed: ${(e as Error).message}`;
+    return `integrity check failed: ${oneLine((e as Error).message)}`;
   } finally {
     db.close();
   }
+}
+
+/** SQLite's report may run to many lines; the operator gets one, short. */
+function oneLine(text: string): string {
+  const line = text.replace(/\*\*\* in database \w+ \*\*\*/g, '').trim().split(/\s*\n\s*/).join('; ');
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }

@@ -1,0 +1,57 @@
+/**
+ * PLINTH_BACKUP_CRON / PLINTH_BACKUP_DIR / PLINTH_BACKUP_KEEP on a standalone server run as a
+ * process: backups are written on the schedule, the newest KEEP complete ones are kept, an
+ * unfinished one is removed, nothing else in the directory is touched, and what was kept restores.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startStandalone, stopStandalone } from '../src/testing/standalone-process';
+
+const CLI = path.resolve(__dirname, '../bin/plinth.js');
+const NAME = /^plinth-backup-\d{8}T\d{6}Z$/;
+
+describe('scheduled backups', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-backup-schedule-'));
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('runs on the cron schedule, keeps the newest PLINTH_BACKUP_KEEP and removes unfinished ones', async () => {
+    const dataDir = path.join(root, 'data');
+    const backups = path.join(root, 'backups');
+    fs.mkdirSync(path.join(backups, 'plinth-backup-20000101T000000Z'), { recursive: true }); // unfinished: no manifest
+    fs.mkdirSync(path.join(backups, 'mine'));
+    fs.writeFileSync(path.join(backups, 'mine', 'notes.txt'), 'not a backup');
+
+    const s = await startStandalone(dataDir, { LOG_LEVEL: 'info', PLINTH_BACKUP_CRON: '*/2 * * * * *', PLINTH_BACKUP_DIR: backups, PLINTH_BACKUP_KEEP: '2' });
+    const written = () =>
+      s
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"scheduled backup written"'))
+        .map((line) => path.basename((JSON.parse(line) as { backup: string }).backup));
+    try {
+      expect(s.output()).toContain(`backups:         "*/2 * * * * *" into ${backups} (the newest 2 kept)`);
+      const deadline = Date.now() + 60_000;
+      while (written().length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(written().length).toBeGreaterThanOrEqual(3);
+    } finally {
+      // Stopping waits for a backup under way (stopped) and its prune.
+      expect(await stopStandalone(s)).toBe(0);
+    }
+    expect(s.output()).not.toContain('scheduled backup failed');
+
+    const names = fs.readdirSync(backups);
+    const complete = names.filter((n) => NAME.test(n) && fs.existsSync(path.join(backups, n, 'manifest.json'))).sort();
+    expect(complete).toEqual(written().slice(-2).sort());
+    expect(names).not.toContain('plinth-backup-20000101T000000Z');
+    expect(fs.readFileSync(path.join(backups, 'mine', 'notes.txt'), 'utf8')).toBe('not a backup');
+    for (const n of written().slice(0, -2)) expect(names).not.toContain(n);
+
+    const restored = path.join(root, 'restored');
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'restore', path.join(backups, complete[1]!), '--data-dir', restored], { encoding: 'utf8' });
+    expect(JSON.parse(stdout)).toMatchObject({ data_dir: restored, files: 7 });
+    expect(fs.readdirSync(restored).sort()).toEqual(['auth.db', 'credentials.json', 'events.db', 'gateway.db', 'limits.db', 'mailer.db', 'records.db']);
+  }, 120_000);
+});
