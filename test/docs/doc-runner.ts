@@ -2,7 +2,7 @@
  * Runs a doc's ```sh blocks, in order, in ONE bash process (so a variable set in one block is
  * there in the next), against a running Plinth. The runner:
  * - exports PLINTH (base URL), PK, SK (the demo project's public and secret keys), ADMIN (the
- *   operator key); runs in a fresh temporary directory where `examples/` is the repository's;
+ *   operator key), PLINTH_DATA_DIR (the server's data directory, when known); runs in a fresh temporary directory where `examples/` is the repository's;
  * - stops at the first failing command (`set -Eeuo pipefail`), naming the doc line;
  * - wraps `curl` in a shell function that remembers the last response's status (via `-D`) and
  *   body (via `tee`), so a following `# → 201 {"record":{…}}` comment asserts that status and
@@ -25,6 +25,8 @@ export interface DocTarget {
   publicKey: string;
   secretKey: string;
   operatorKey: string;
+  /** The server's PLINTH_DATA_DIR, exported to the doc too (for `plinth backup`, which reads the files). */
+  dataDir?: string;
 }
 
 export interface DocRun {
@@ -80,6 +82,7 @@ export async function runDoc(name: string, markdown: string, target: DocTarget, 
       PK: target.publicKey,
       SK: target.secretKey,
       ADMIN: target.operatorKey,
+      ...(target.dataDir ? { PLINTH_DATA_DIR: target.dataDir } : {}),
       __WORK: work,
       __ROOT: ROOT,
     };

@@ -20,7 +20,7 @@ async function withServer<T>(fn: (target: DocTarget) => Promise<T>): Promise<T> 
   let s: StandaloneProcess | undefined;
   try {
     s = await startStandalone(dataDir, SERVER_ENV);
-    return await fn({ url: s.url, publicKey: s.publicKey, secretKey: s.secretKey, operatorKey: s.operatorKey });
+    return await fn({ url: s.url, publicKey: s.publicKey, secretKey: s.secretKey, operatorKey: s.operatorKey, dataDir });
   } finally {
     if (s) await stopStandalone(s);
     fs.rmSync(dataDir, { recursive: true, force: true });
