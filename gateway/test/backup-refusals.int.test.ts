@@ -12,6 +12,8 @@ import { sha256File } from '../src/backup/manifest';
 import { runCli } from '../src/cli/run';
 import { startStandalone, stopStandalone } from '../src/testing/standalone-process';
 
+const STORED = Buffer.from([0, 1, 2, 255, 254, 10, 13]);
+
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
@@ -44,6 +46,9 @@ describe('plinth backup and restore refuse', () => {
     } finally {
       await stopStandalone(s);
     }
+    // Stored files in a sub-directory (as a file store would keep them) are copied as they are.
+    fs.mkdirSync(path.join(dataDir, 'files', 'demo'), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'files', 'demo', 'photo.bin'), STORED);
     expect(await cli('backup', good, '--data-dir', dataDir)).toMatchObject({ code: 0, err: '' });
   }, 60_000);
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -115,12 +120,14 @@ describe('plinth backup and restore refuse', () => {
     expect(await cli('restore', good, 'extra')).toMatchObject({ code: 2, err: 'plinth: unexpected argument "extra" to restore (see `plinth restore --help`)\n' });
   });
 
-  it('the good backup restores, files private to this user', async () => {
+  it('the good backup restores, stored files included, every file private to this user', async () => {
     const target = fresh();
     const r = await cli('restore', good, '--data-dir', target);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toMatchObject({ data_dir: target, files: 7 });
-    for (const f of fs.readdirSync(target)) expect([f, fs.statSync(path.join(target, f)).mode & 0o777]).toEqual([f, 0o600]);
-    for (const f of fs.readdirSync(good)) expect([f, fs.statSync(path.join(good, f)).mode & 0o777]).toEqual([f, 0o600]);
+    expect(JSON.parse(r.out)).toMatchObject({ data_dir: target, files: 8 });
+    expect(fs.readFileSync(path.join(target, 'files', 'demo', 'photo.bin'))).toEqual(STORED);
+    const files = (dir: string) => (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile());
+    expect(files(target).sort()).toEqual(['auth.db', 'credentials.json', 'events.db', 'files/demo/photo.bin', 'gateway.db', 'limits.db', 'mailer.db', 'records.db']);
+    for (const dir of [target, good]) for (const f of files(dir)) expect([f, fs.statSync(path.join(dir, f)).mode & 0o777]).toEqual([f, 0o600]);
   });
 });

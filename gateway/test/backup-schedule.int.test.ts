@@ -54,4 +54,21 @@ describe('scheduled backups', () => {
     expect(JSON.parse(stdout)).toMatchObject({ data_dir: restored, files: 7 });
     expect(fs.readdirSync(restored).sort()).toEqual(['auth.db', 'credentials.json', 'events.db', 'gateway.db', 'limits.db', 'mailer.db', 'records.db']);
   }, 120_000);
+
+  it('with two workers, only the primary schedules: one backup per time, none failed', async () => {
+    const backups = path.join(root, 'backups-workers');
+    const s = await startStandalone(path.join(root, 'data-workers'), { LOG_LEVEL: 'info', PLINTH_WORKERS: '2', PLINTH_BACKUP_CRON: '*/2 * * * * *', PLINTH_BACKUP_DIR: backups, PLINTH_BACKUP_KEEP: '5' });
+    const lines = (msg: string) => s.output().split('\n').filter((line) => line.includes(`"${msg}"`));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (lines('scheduled backup written').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      expect(await stopStandalone(s)).toBe(0);
+    }
+    expect(lines('backups scheduled')).toHaveLength(1);
+    expect(lines('scheduled backup written').length).toBeGreaterThanOrEqual(2);
+    expect(lines('scheduled backup failed')).toEqual([]);
+    const written = lines('scheduled backup written').map((line) => (JSON.parse(line) as { backup: string }).backup);
+    expect(new Set(written).size).toBe(written.length);
+  }, 120_000);
 });

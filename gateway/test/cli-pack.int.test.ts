@@ -51,5 +51,15 @@ describe('the packed CLI', () => {
     }
     expect(code).toBe(2);
     expect(stderr).toContain('plinth: unknown command "frob" (see `plinth help`)');
+    // backup/restore read a data directory with better-sqlite3, which the packed CLI does not ship.
+    code = 0;
+    try {
+      await npx('backup', path.join(dir, 'backup'));
+    } catch (e) {
+      code = (e as { code: number }).code;
+      stderr = String((e as { stderr: string }).stderr);
+    }
+    expect(code).toBe(1);
+    expect(stderr).toContain('plinth: backup and restore run from a Plinth installation (next to its data directory), not from the packed CLI');
   }, 90_000);
 });
