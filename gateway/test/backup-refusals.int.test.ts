@@ -124,10 +124,13 @@ describe('plinth backup and restore refuse', () => {
     const target = fresh();
     const r = await cli('restore', good, '--data-dir', target);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toMatchObject({ data_dir: target, files: 8 });
     expect(fs.readFileSync(path.join(target, 'files', 'demo', 'photo.bin'))).toEqual(STORED);
     const files = (dir: string) => (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile());
-    expect(files(target).sort()).toEqual(['auth.db', 'credentials.json', 'events.db', 'files/demo/photo.bin', 'gateway.db', 'limits.db', 'mailer.db', 'records.db']);
+    // Every file the server left (every service's database, credentials.json) and the stored file.
+    const live = files(dataDir).filter((f) => !/-(wal|shm)$/.test(f)).sort();
+    expect(live).toEqual(expect.arrayContaining(['auth.db', 'credentials.json', 'files/demo/photo.bin', 'gateway.db', 'records.db']));
+    expect(JSON.parse(r.out)).toMatchObject({ data_dir: target, files: live.length });
+    expect(files(target).sort()).toEqual(live);
     for (const dir of [target, good]) for (const f of files(dir)) expect([f, fs.statSync(path.join(dir, f)).mode & 0o777]).toEqual([f, 0o600]);
   });
 });
