@@ -20,8 +20,8 @@ Commands:
   pull         write a schema file from the live project          (secret key)
   types        TypeScript types of the collections, for the SDK   (secret key)
   doctor       check the server, the keys and the configuration
-  backup       copy a standalone data directory, online and checked  (files)
-  restore      check a backup and copy it into an empty data directory (files)
+  backup       copy the data directory while the server runs     (data dir)
+  restore      check a backup, copy it into an empty data dir    (data dir)
   help         this text, or \`plinth help <command>\`
 
 Options: --help (-h) on any command, --version (-v).
