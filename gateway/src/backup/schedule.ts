@@ -76,6 +76,8 @@ export function startBackupSchedule(opts: BackupScheduleOptions): BackupSchedule
     child = undefined;
     if (code === 0) {
       log.info({ backup: out, ms: Date.now() - started }, 'scheduled backup written');
+    } else if (stopped) {
+      log.info({ backup: out }, 'scheduled backup stopped with the server (its directory is removed)');
     } else {
       log.error({ backup: out, code, error: stderr.trim().split('\n').pop() }, 'scheduled backup failed');
     }
