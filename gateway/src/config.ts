@@ -2,7 +2,7 @@ import os from 'node:os';
 import Joi from 'joi';
 import { commonConfig } from '@plinth/shared';
 import { isInside } from './backup/data-files';
-import { nextRun } from './backup/schedule';
+import { nextRun } from './backup/cron';
 
 const urlList = commonConfig.urlList;
 

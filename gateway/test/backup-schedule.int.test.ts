@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startStandalone, stopStandalone } from '../src/testing/standalone-process';
+import { STANDALONE_ENTRY, startStandalone, stopStandalone } from '../src/testing/standalone-process';
 
 const CLI = path.resolve(__dirname, '../bin/plinth.js');
 const NAME = /^plinth-backup-\d{8}T\d{6}Z$/;
@@ -74,4 +74,20 @@ describe('scheduled backups', () => {
     const written = lines('scheduled backup written').map((line) => (JSON.parse(line) as { backup: string }).backup);
     expect(new Set(written).size).toBe(written.length);
   }, 120_000);
+
+  it.each([
+    [{ PLINTH_BACKUP_CRON: 'every night', PLINTH_BACKUP_DIR: '/tmp/b' }, '"PLINTH_BACKUP_CRON" is not a cron expression'],
+    [{ PLINTH_BACKUP_CRON: '0 3 * * *' }, '"PLINTH_BACKUP_DIR" is required'],
+    [{ PLINTH_BACKUP_CRON: '0 3 * * *', PLINTH_BACKUP_DIR: 'inside' }, '"PLINTH_BACKUP_DIR" must be outside PLINTH_DATA_DIR'],
+  ] as Array<[Record<string, string>, string]>)('refuses to start on a bad schedule: %j', async (env, line) => {
+    const dataDir = path.join(root, 'data-refused');
+    const full: NodeJS.ProcessEnv = { ...process.env, PORT: '0', PLINTH_WORKERS: '1', PLINTH_DATA_DIR: dataDir, ...env };
+    if (full.PLINTH_BACKUP_DIR === 'inside') full.PLINTH_BACKUP_DIR = path.join(dataDir, 'backups');
+    const run = await promisify(execFile)(process.execPath, [STANDALONE_ENTRY], { env: full, encoding: 'utf8', timeout: 30_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(line);
+  });
 });

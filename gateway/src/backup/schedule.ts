@@ -8,8 +8,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CronExpressionParser } from 'cron-parser';
 import type { Logger } from 'pino';
+import { nextRun } from './cron';
 import { MANIFEST_FILE } from './manifest';
 
 export interface BackupScheduleOptions {
@@ -31,11 +31,6 @@ const NAME = /^plinth-backup-\d{8}T\d{6}Z$/;
 /** setTimeout's longest delay; a later time is reached in several waits. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 const CLI = path.join(__dirname, '../../bin/plinth.js');
-
-/** Throws when the expression is not one cron-parser reads (for config validation). */
-export function nextRun(cron: string, after: Date): Date {
-  return CronExpressionParser.parse(cron, { currentDate: after }).next().toDate();
-}
 
 /** `plinth-backup-20260102T030000Z`: sorts by time as text. */
 export function backupName(at: Date): string {
