@@ -8,7 +8,16 @@
  * happens before any data: how a process connects, checks the server and gives up. Test-only.
  */
 import net from 'node:net';
-import { BSON, type Document } from 'mongodb';
+import { BSON, Long, type Document } from 'mongodb';
+
+/** Commands whose answer is a cursor: the driver refuses a reply without one. */
+const CURSOR_COMMANDS = new Set(['find', 'aggregate', 'listIndexes', 'listCollections']);
+
+/** A cursor with nothing in it, as a server answers a command that matched nothing. */
+function emptyCursor(command: Document, name: string): Document {
+  const collection = typeof command[name] === 'string' ? command[name] : '$cmd';
+  return { cursor: { id: Long.ZERO, ns: `${String(command.$db)}.${collection}`, firstBatch: [] }, ok: 1 };
+}
 
 const OP_REPLY = 1;
 const OP_QUERY = 2004;
@@ -17,7 +26,7 @@ const OP_MSG = 2013;
 export interface WireMongodOptions {
   /** Answer `hello` as a member of this replica set (primary); a standalone mongod when absent. */
   replicaSet?: string;
-  /** Answers a command other than hello/isMaster; undefined → `{ok: 1}`. */
+  /** Answers a command other than hello/isMaster; undefined → `{ok: 1}` (an empty cursor for the commands that return one). */
   answer?: (name: string, command: Document) => Document | undefined;
 }
 
@@ -105,7 +114,7 @@ export async function startWireMongod(opts: WireMongodOptions = {}): Promise<Wir
     if (name === 'hello' || name.toLowerCase() === 'ismaster') {
       return helloReply(port, opts.replicaSet);
     }
-    return opts.answer?.(name, command) ?? { ok: 1 };
+    return opts.answer?.(name, command) ?? (CURSOR_COMMANDS.has(name) ? emptyCursor(command, name) : { ok: 1 });
   };
 
   const server = net.createServer((socket) => {
