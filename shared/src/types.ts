@@ -79,12 +79,15 @@ export type UserStatus = 'active' | 'disabled';
 
 export interface User {
   id: string;
-  email: string;
+  /** Null for an anonymous user (until it adds an address). */
+  email: string | null;
   email_verified: boolean;
   display_name: string | null;
   photo_url: string | null;
   status: UserStatus;
   has_password: boolean;
+  /** Signed in with `POST /auth/anonymous` and not upgraded yet: no address, no password. */
+  is_anonymous: boolean;
   metadata: { [key: string]: JsonValue };
   /** Custom claims set by the project's admin; copied into the user's access tokens. */
   claims: { [name: string]: JsonValue };

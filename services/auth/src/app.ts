@@ -5,6 +5,7 @@ import type { AuthContext } from './flows/auth-context';
 import { actionRoutes } from './routes/action-routes';
 import { purgeProject } from './flows/purge';
 import { adminRoutes } from './routes/admin-routes';
+import { anonymousRoutes } from './routes/anonymous-routes';
 import { clientRoutes } from './routes/client-routes';
 import { requireAuthEnabled, requireProjectKey } from './routes/guards';
 import { projectRoutes } from './routes/project-routes';
@@ -39,6 +40,7 @@ export function createAuthApp(deps: AuthAppDeps): Express {
     requireAuthEnabled(deps.auth.settings),
     clientRoutes(deps.auth, rateLimits),
     selfServiceRoutes(deps.auth, rateLimits),
+    anonymousRoutes(deps.auth, rateLimits),
     adminRoutes(deps.auth),
   );
   const app = createServiceApp({

@@ -43,6 +43,8 @@ export interface AuthConfig extends MailQueueConfig, NonceConfig, RevocationSync
    * its own process (main.ts); see docs/auth.md "Client IP".
    */
   PLINTH_TRUST_PROXY: number;
+  /** Days an anonymous user may go unused (no sign-in, no refresh) before it is removed (default 30). */
+  PLINTH_ANONYMOUS_MAX_IDLE_DAYS: number;
 }
 
 export const authConfigSchema = Joi.object<AuthConfig>({
@@ -63,4 +65,5 @@ export const authConfigSchema = Joi.object<AuthConfig>({
   PLINTH_RATE_LIMIT_EMAIL: Joi.number().integer().min(1).default(10),
   PLINTH_ISSUER: Joi.string().min(1).default('plinth'),
   PLINTH_TRUST_PROXY: Joi.number().integer().min(0).max(10).default(0),
+  PLINTH_ANONYMOUS_MAX_IDLE_DAYS: Joi.number().positive().max(3650).default(30),
 });

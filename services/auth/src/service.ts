@@ -22,6 +22,7 @@ import { systemClock, type Clock } from './clock';
 import type { AuthConfig } from './config';
 import { PasswordHasher } from './domain/passwords';
 import type { AuthContext } from './flows/auth-context';
+import { AnonymousCleanup } from './flows/anonymous-cleanup';
 import { BackgroundWork } from './flows/background';
 import { purgeProject } from './flows/purge';
 import { SettingsReader } from './flows/settings';
@@ -154,6 +155,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     clock,
     announcements,
     background,
+    anonymous: new AnonymousCleanup(users, config.PLINTH_ANONYMOUS_MAX_IDLE_DAYS * 86_400_000),
   };
 
   const app = createAuthApp({

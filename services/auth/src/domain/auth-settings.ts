@@ -19,9 +19,11 @@ export interface AuthSettings {
    * carries no password or code of its own (docs/auth.md "Recent proof"), 1–86400.
    */
   reauthentication_window: number;
+  /** `POST /auth/anonymous` may create anonymous users (no address, no password). */
+  allow_anonymous: boolean;
 }
 
-/** A new project: Auth disabled, 15-minute access tokens, 30-day refresh tokens, 10-minute recent proof. */
+/** A new project: Auth disabled, 15-minute access tokens, 30-day refresh tokens, 10-minute recent proof, no anonymous users. */
 export const DEFAULT_AUTH_SETTINGS: Readonly<AuthSettings> = Object.freeze({
   enabled: false,
   access_token_ttl: 900,
@@ -31,6 +33,7 @@ export const DEFAULT_AUTH_SETTINGS: Readonly<AuthSettings> = Object.freeze({
   redirect_url: null,
   mail_from: null,
   reauthentication_window: 600,
+  allow_anonymous: false,
 });
 
 /** Body of PATCH settings/auth: any subset of the fields, at least one. */
@@ -43,6 +46,7 @@ export const authSettingsPatchSchema = Joi.object<Partial<AuthSettings>>({
   redirect_url: Joi.string().uri({ scheme: ['http', 'https'] }).max(2048).allow(null),
   mail_from: Joi.string().email({ tlds: false }).max(254).allow(null),
   reauthentication_window: Joi.number().integer().strict().min(1).max(86_400),
+  allow_anonymous: Joi.boolean().strict(),
 })
   .min(1)
   .messages({ 'object.min': 'must set at least one setting' });

@@ -1,8 +1,11 @@
 import { newId } from '@plinth/shared';
 import type { UserRecord } from '../store/user-store';
 
-/** A new active user with the given e-mail: unverified, no password, no profile, unless `over` says otherwise. */
-export function newUserRecord(email: string, over: Partial<UserRecord>, now: number): UserRecord {
+/**
+ * A new active user with the given e-mail (null: an anonymous user): unverified, no password,
+ * no profile, not anonymous, unless `over` says otherwise.
+ */
+export function newUserRecord(email: string | null, over: Partial<UserRecord>, now: number): UserRecord {
   return {
     id: newId('usr_', now),
     email,
@@ -10,6 +13,7 @@ export function newUserRecord(email: string, over: Partial<UserRecord>, now: num
     display_name: null,
     photo_url: null,
     status: 'active',
+    is_anonymous: false,
     password_hash: null,
     metadata: {},
     claims: {},

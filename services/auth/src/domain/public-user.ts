@@ -11,6 +11,7 @@ export function toPublicUser(u: UserRecord): User {
     photo_url: u.photo_url,
     status: u.status,
     has_password: u.password_hash !== null,
+    is_anonymous: u.is_anonymous,
     metadata: u.metadata,
     claims: u.claims ?? {},
     last_sign_in_at: u.last_sign_in_at,

@@ -6,6 +6,7 @@ import type { SessionStore } from '../store/session-store';
 import type { UserStore } from '../store/user-store';
 import type { AccessTokens } from '../tokens/access-tokens';
 import type { SigningKeys } from '../tokens/signing-keys';
+import type { AnonymousCleanup } from './anonymous-cleanup';
 import type { BackgroundWork } from './background';
 import type { SettingsReader } from './settings';
 
@@ -23,6 +24,8 @@ export interface AuthContext {
   announcements: Announcements;
   /** Work started after a route answered (see background.ts). */
   background: BackgroundWork;
+  /** Removal of idle anonymous users (anonymous-cleanup.ts). */
+  anonymous: AnonymousCleanup;
 }
 
 /**

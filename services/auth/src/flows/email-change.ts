@@ -1,3 +1,4 @@
+import { addressOf } from '../domain/anonymous-user';
 import { ConflictError, type ProjectId } from '@plinth/shared';
 import { toPublicUser } from '../domain/public-user';
 import { newLinkToken, sha256 } from '../domain/secrets';
@@ -24,9 +25,10 @@ export async function requestEmailChange(
   by: Requester,
 ): Promise<void> {
   const { user } = caller;
+  const current = addressOf(user);
   if (user.password_hash !== null) await checkProof(ctx, project, user, { password: input.password ?? '' }, by);
   else await requireRecentProof(ctx, project, caller);
-  if (input.new_email === user.email) throw invalidFields([{ field: 'new_email', message: 'is already the e-mail of this account' }]);
+  if (input.new_email === current) throw invalidFields([{ field: 'new_email', message: 'is already the e-mail of this account' }]);
   if (await ctx.users.getUserByEmail(project, input.new_email)) {
     throw new ConflictError('A user with this e-mail already exists.', { field: 'new_email', fields: [{ field: 'new_email', message: 'is taken' }] });
   }
@@ -41,7 +43,7 @@ export async function requestEmailChange(
     user_id: user.id,
     expires_at: now + VERIFY_LINK_TTL_MS,
   });
-  await sendMail(ctx, project, 'email-changed', user.email, { new_email: input.new_email, token: cancel });
+  await sendMail(ctx, project, 'email-changed', current, { new_email: input.new_email, token: cancel });
 }
 
 /**
@@ -76,7 +78,7 @@ export async function confirmEmailChange(
     tookOver = true;
   }
   if (!user) throw invalidFields([{ field: 'token', message: INVALID_LINK }]);
-  await ctx.users.deleteOtp(project, before.email);
+  if (before.email !== null) await ctx.users.deleteOtp(project, before.email);
   return { user: toPublicUser(user), took_over: tookOver };
 }
 

@@ -19,7 +19,8 @@ const WRONG_PROOF = 'The current password or code is wrong.';
  */
 export async function checkProof(ctx: AuthContext, project: ProjectId, user: UserRecord, proof: Proof, by: Requester): Promise<void> {
   if (proof.code !== undefined) {
-    const ok = await ctx.users.redeemOtp(project, user.email, otpHash(user.email, proof.code), ctx.clock(), CODE_WIDE_ATTEMPTS);
+    // An anonymous user has no address, hence no code.
+    const ok = user.email !== null && (await ctx.users.redeemOtp(project, user.email, otpHash(user.email, proof.code), ctx.clock(), CODE_WIDE_ATTEMPTS));
     if (!ok) throw new ForbiddenError(WRONG_PROOF);
     return;
   }

@@ -21,7 +21,7 @@ async function sessionBody(
 ): Promise<Session> {
   const signed = await ctx.tokens.sign(
     project,
-    { sub: user.id, sid, email: user.email, email_verified: user.email_verified, extra: user.claims },
+    { sub: user.id, sid, email: user.email ?? undefined, email_verified: user.email_verified, anonymous: user.is_anonymous, extra: user.claims },
     settings.access_token_ttl,
   );
   return {
@@ -48,6 +48,7 @@ export async function startSession(ctx: AuthContext, project: ProjectId, user: U
   });
   // After the session exists: a sign-up whose session could not be made is still unfinished.
   const signedIn = (await ctx.users.updateUser(project, user.id, { last_sign_in_at: new Date(now).toISOString() })) ?? user;
+  ctx.anonymous.maybeRun(now);
   return sessionBody(ctx, project, signedIn, sid, refreshToken, settings);
 }
 
@@ -76,6 +77,7 @@ export async function refreshSession(ctx: AuthContext, project: ProjectId, prese
     await ctx.sessions.revoke(project, r.session.id, now);
     throw new UnauthorizedError(INVALID_REFRESH);
   }
+  await ctx.anonymous.noteActivity(project, user, now);
   return sessionBody(ctx, project, user, r.session.id, token, settings);
 }
 

@@ -1,3 +1,4 @@
+import { addressOf } from '../domain/anonymous-user';
 import { NotFoundError, type LinkMailKind, type ProjectId, type User } from '@plinth/shared';
 import { toPublicUser } from '../domain/public-user';
 import { invalidFields } from '../domain/validation';
@@ -35,7 +36,7 @@ export async function sendLink(
   const now = opts.now ?? ctx.clock();
   const email = kind === 'email-change' ? opts.to : undefined;
   await ctx.users.putOneTimeToken(project, { token_hash: sha256(token), kind, user_id: user.id, expires_at: now + ttlMs, email, sid: opts.sid });
-  await sendMail(ctx, project, kind, opts.to ?? user.email, { token }, opts.jobId);
+  await sendMail(ctx, project, kind, opts.to ?? addressOf(user), { token }, opts.jobId);
 }
 
 /**
@@ -116,7 +117,7 @@ export async function sendResetTo(ctx: AuthContext, project: ProjectId, userId: 
  */
 export async function afterPasswordChange(ctx: AuthContext, project: ProjectId, user: UserRecord): Promise<void> {
   await ctx.users.deleteOneTimeTokens(project, user.id, ['reset', ...PENDING_EMAIL_CHANGE]);
-  await ctx.users.deleteOtp(project, user.email);
+  if (user.email !== null) await ctx.users.deleteOtp(project, user.email);
   await ctx.sessions.revokeUser(project, user.id, ctx.clock());
 }
 

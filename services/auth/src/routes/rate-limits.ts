@@ -9,7 +9,7 @@ import { SignInFailures } from './sign-in-failures';
 /** The window of every Auth rate limit (DESIGN.md §7). */
 export const RATE_WINDOW_MS = 5 * 60_000;
 
-export type LimitedEndpoint = 'signin' | 'signup' | 'otp-request' | 'otp-redeem' | 'forgot' | 'refresh' | 'account';
+export type LimitedEndpoint = 'signin' | 'signup' | 'otp-request' | 'otp-redeem' | 'forgot' | 'refresh' | 'account' | 'anonymous';
 
 export interface RateLimitOptions {
   /** Requests per IP per endpoint per window (refresh gets 5×). */
@@ -96,6 +96,8 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
     refresh: build('refresh'),
     /** Self-service endpoints that check a password or code (change password/e-mail, delete, reauthenticate, link confirmations). */
     account: build('account'),
+    /** Anonymous sign-in: each creates a user, so a flood from one address is refused early. */
+    anonymous: build('anonymous'),
   };
   return {
     endpoints,

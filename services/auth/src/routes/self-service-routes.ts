@@ -45,8 +45,8 @@ export function selfServiceRoutes(ctx: AuthContext, rateLimits: RateLimits): Rou
   const me = (req: Request, project: ProjectId): Promise<SignedIn> => userFromAccessToken(ctx, project, accessTokenOf(req));
   const proving = <T>(req: Request, project: ProjectId, user: UserRecord, proof: Proof, work: () => Promise<T>): Promise<T> =>
     proof.code !== undefined
-      ? rateLimits.codeFailures.guard(project, clientAddress(req), user.email, work)
-      : rateLimits.signInFailures.guard(project, user.email, work);
+      ? rateLimits.codeFailures.guard(project, clientAddress(req), user.email ?? user.id, work)
+      : rateLimits.signInFailures.guard(project, user.email ?? user.id, work);
 
   r.post('/reauthenticate', ...limited, async (req, res) => {
     const { project } = requestContext(res);

@@ -34,7 +34,7 @@ export interface MongoUserStoreOptions {
 
 /** The stored form of a user: the e-mail and the searched name folded. */
 function userDoc(project: ProjectId, user: UserRecord): UserDoc {
-  return { ...user, email: foldCase(user.email), name_folded: user.display_name == null ? null : foldCase(user.display_name), _id: `${project}/${user.id}`, project };
+  return { ...user, email: user.email === null ? null : foldCase(user.email), name_folded: user.display_name == null ? null : foldCase(user.display_name), _id: `${project}/${user.id}`, project };
 }
 
 function isTimeLimit(err: unknown): boolean {
@@ -59,7 +59,8 @@ function escapeRegex(s: string): string {
 
 function toUser(d: UserDoc): UserRecord {
   const { _id, project: _project, name_folded: _folded, ...user } = d;
-  return { ...user, claims: user.claims ?? {} };
+  // Users stored before anonymous users existed have no is_anonymous.
+  return { ...user, is_anonymous: user.is_anonymous ?? false, claims: user.claims ?? {} };
 }
 
 /** UserStore on MongoDB (cluster mode), official driver, majority writes. */
@@ -91,7 +92,9 @@ export class MongoUserStore implements UserStore {
   /** Creates the indexes the guarantees rely on (unique e-mail per project, one OTP per e-mail). */
   static async open(db: Db, onClose: () => Promise<void> = async () => {}, options: MongoUserStoreOptions = {}): Promise<MongoUserStore> {
     const store = new MongoUserStore(db, onClose, options);
-    await ensureMongoIndex(store.users, { project: 1, email: 1 }, { name: EMAIL_INDEX, unique: true });
+    // Partial: anonymous users have no e-mail (null), and any number of them may exist.
+    await ensureMongoIndex(store.users, { project: 1, email: 1 }, { name: EMAIL_INDEX, unique: true, partialFilterExpression: { email: { $type: 'string' } } });
+    await ensureMongoIndex(store.users, { last_sign_in_at: 1 }, { name: 'anonymous_idle', partialFilterExpression: { is_anonymous: true } });
     await ensureMongoIndex(store.users, { project: 1, created_at: 1, id: 1 }, { name: 'project_created' });
     await ensureMongoIndex(store.tokens, { project: 1, token_hash: 1 }, { name: 'project_token', unique: true });
     await ensureMongoIndex(store.tokens, { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
@@ -140,7 +143,7 @@ export class MongoUserStore implements UserStore {
 
   async updateUser(project: ProjectId, id: string, patch: UserPatch): Promise<UserRecord | null> {
     const set: UserPatch & { name_folded?: string | null } = { ...patch };
-    if (set.email !== undefined) set.email = foldCase(set.email);
+    if (set.email !== undefined && set.email !== null) set.email = foldCase(set.email);
     if (set.display_name !== undefined) set.name_folded = set.display_name === null ? null : foldCase(set.display_name);
     try {
       const d = await this.users.findOneAndUpdate({ _id: `${project}/${id}` }, { $set: set }, { returnDocument: 'after' });
@@ -173,6 +176,12 @@ export class MongoUserStore implements UserStore {
       if (isTimeLimit(err)) throw new UnavailableError(`The user search ran longer than ${this.searchTimeMs} ms and was stopped; search for a longer part of the e-mail or name.`);
       throw err;
     }
+  }
+
+  async deleteIdleAnonymousUsers(idleBefore: string): Promise<number> {
+    // The server deletes (through the partial index); anonymous users have no tokens or mail slots to delete.
+    const r = await this.users.deleteMany({ is_anonymous: true, last_sign_in_at: { $lt: idleBefore } });
+    return r.deletedCount;
   }
 
   async putOneTimeToken(project: ProjectId, token: OneTimeToken): Promise<void> {

@@ -1,4 +1,4 @@
-import { isSqliteUniqueViolation, type ProjectId, type SqliteDatabase } from '@plinth/shared';
+import { deleteInSteps, isSqliteUniqueViolation, type ProjectId, type SqliteDatabase } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 import type {
   OneTimeToken,
@@ -14,7 +14,7 @@ import { emailTakenError, foldCase, mailSlotKey, ONE_TIME_TOKEN_KINDS } from './
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS auth_users (
-  project TEXT NOT NULL, id TEXT NOT NULL, email TEXT NOT NULL, email_verified INTEGER NOT NULL,
+  project TEXT NOT NULL, id TEXT NOT NULL, email TEXT, email_verified INTEGER NOT NULL,
   display_name TEXT, photo_url TEXT, status TEXT NOT NULL, password_hash TEXT, metadata TEXT NOT NULL,
   last_sign_in_at TEXT, created_at TEXT NOT NULL,
   PRIMARY KEY (project, id)
@@ -46,15 +46,22 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [string, string, string]> = [
   ['auth_users', 'claims', "TEXT NOT NULL DEFAULT '{}'"],
   ['auth_one_time_tokens', 'email', 'TEXT'],
   ['auth_one_time_tokens', 'sid', 'TEXT'],
+  ['auth_users', 'is_anonymous', 'INTEGER NOT NULL DEFAULT 0'],
 ];
+
+/** Indexes on added columns, made after ADDED_COLUMNS. Only anonymous users are in this one, so other writes never touch it. */
+const ADDED_INDEXES = `
+CREATE INDEX IF NOT EXISTS auth_users_anonymous_idle ON auth_users (last_sign_in_at) WHERE is_anonymous = 1;
+`;
 
 interface UserRow {
   id: string;
-  email: string;
+  email: string | null;
   email_verified: number;
   display_name: string | null;
   photo_url: string | null;
   status: UserRecord['status'];
+  is_anonymous: number;
   password_hash: string | null;
   metadata: string;
   claims: string;
@@ -71,12 +78,13 @@ interface KeyRow {
 }
 
 const USER_COLUMNS =
-  'id, email, email_verified, display_name, photo_url, status, password_hash, metadata, claims, last_sign_in_at, created_at';
+  'id, email, email_verified, display_name, photo_url, status, is_anonymous, password_hash, metadata, claims, last_sign_in_at, created_at';
 
 function fromRow(r: UserRow): UserRecord {
   return {
     ...r,
     email_verified: r.email_verified === 1,
+    is_anonymous: r.is_anonymous === 1,
     metadata: JSON.parse(r.metadata) as UserRecord['metadata'],
     claims: JSON.parse(r.claims) as UserRecord['claims'],
   };
@@ -85,8 +93,9 @@ function fromRow(r: UserRow): UserRecord {
 function toRow(u: UserRecord): UserRow {
   return {
     ...u,
-    email: foldCase(u.email),
+    email: u.email === null ? null : foldCase(u.email),
     email_verified: u.email_verified ? 1 : 0,
+    is_anonymous: u.is_anonymous ? 1 : 0,
     metadata: JSON.stringify(u.metadata),
     claims: JSON.stringify(u.claims ?? {}),
   };
@@ -97,6 +106,26 @@ function emailTaken(err: unknown): never {
   throw err;
 }
 
+/**
+ * The first releases had `email TEXT NOT NULL`; anonymous users have none. SQLite cannot drop a
+ * NOT NULL, so the table is rebuilt once (same columns, same rows; its indexes are made again
+ * from SCHEMA and ADDED_INDEXES), in one transaction: a crash leaves the old table.
+ */
+function allowUsersWithoutEmail(db: SqliteDatabase): void {
+  const columns = db.prepare('PRAGMA table_info(auth_users)').all() as Array<{ name: string; notnull: number }>;
+  if (!columns.some((c) => c.name === 'email' && c.notnull === 1)) return;
+  const { sql } = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'auth_users'").get() as { sql: string };
+  const rebuilt = sql.replace(/^CREATE TABLE "?auth_users"?/, 'CREATE TABLE auth_users_rebuilt').replace(/\bemail TEXT NOT NULL\b/, 'email TEXT');
+  const names = columns.map((c) => c.name).join(', ');
+  db.transaction(() => {
+    db.exec(rebuilt);
+    db.exec(`INSERT INTO auth_users_rebuilt (${names}) SELECT ${names} FROM auth_users`);
+    db.exec('DROP TABLE auth_users');
+    db.exec('ALTER TABLE auth_users_rebuilt RENAME TO auth_users');
+    db.exec(SCHEMA);
+  }).immediate();
+}
+
 /** UserStore on SQLite (standalone mode). All methods are synchronous underneath, hence atomic. */
 export class SqliteUserStore implements UserStore {
   constructor(private readonly db: SqliteDatabase) {
@@ -105,6 +134,8 @@ export class SqliteUserStore implements UserStore {
       const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
       if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
     }
+    allowUsersWithoutEmail(db);
+    db.exec(ADDED_INDEXES);
     // A search folds case as the MongoDB store does (foldCase); SQLite's lower() is ASCII-only.
     db.function('plinth_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? foldCase(s) : s));
   }
@@ -114,7 +145,7 @@ export class SqliteUserStore implements UserStore {
       this.db
         .prepare(
           `INSERT INTO auth_users (project, ${USER_COLUMNS}) VALUES (@project, @id, @email, @email_verified, @display_name,
-           @photo_url, @status, @password_hash, @metadata, @claims, @last_sign_in_at, @created_at)`,
+           @photo_url, @status, @is_anonymous, @password_hash, @metadata, @claims, @last_sign_in_at, @created_at)`,
         )
         .run({ project, ...toRow(user) });
     } catch (err) {
@@ -147,7 +178,7 @@ export class SqliteUserStore implements UserStore {
       this.db
         .prepare(
           `UPDATE auth_users SET email = @email, email_verified = @email_verified, display_name = @display_name,
-           photo_url = @photo_url, status = @status, password_hash = @password_hash, metadata = @metadata,
+           photo_url = @photo_url, status = @status, is_anonymous = @is_anonymous, password_hash = @password_hash, metadata = @metadata,
            claims = @claims, last_sign_in_at = @last_sign_in_at WHERE project = @project AND id = @id`,
         )
         .run({ project, ...r });
@@ -182,6 +213,31 @@ export class SqliteUserStore implements UserStore {
       .prepare(`SELECT ${USER_COLUMNS} FROM auth_users WHERE ${where} ORDER BY created_at, id LIMIT @limit OFFSET @offset`)
       .all({ project, search, limit: query.limit, offset: query.offset }) as UserRow[];
     return { users: rows.map(fromRow), total };
+  }
+
+  async deleteIdleAnonymousUsers(idleBefore: string): Promise<number> {
+    // Anonymous users have no address, hence no one-time tokens or mail slots; deleted anyway, as deleteUser does.
+    const step = this.db.transaction((limit: number): number => {
+      const idle = this.db
+        .prepare('SELECT project, id FROM auth_users WHERE is_anonymous = 1 AND last_sign_in_at < ? LIMIT ?')
+        .all(idleBefore, limit) as Array<{ project: string; id: string }>;
+      const tokens = this.db.prepare('DELETE FROM auth_one_time_tokens WHERE project = ? AND user_id = ?');
+      const slot = this.db.prepare('DELETE FROM auth_mail_slots WHERE project = ? AND key = ?');
+      const user = this.db.prepare('DELETE FROM auth_users WHERE project = ? AND id = ?');
+      for (const { project, id } of idle) {
+        tokens.run(project, id);
+        for (const kind of ONE_TIME_TOKEN_KINDS) slot.run(project, mailSlotKey(kind, id));
+        user.run(project, id);
+      }
+      return idle.length;
+    });
+    let deleted = 0;
+    await deleteInSteps((limit) => {
+      const n = step.immediate(limit);
+      deleted += n;
+      return n;
+    });
+    return deleted;
   }
 
   async putOneTimeToken(project: ProjectId, token: OneTimeToken): Promise<void> {

@@ -4,7 +4,8 @@ import type { AuthSettings } from '../domain/auth-settings';
 /**
  * A user as stored: the wire User (contract §2) with the bcrypt hash (null for a password-less
  * OTP user) in place of `has_password`. The hash never leaves the service: routes render users
- * with `toPublicUser` (domain/public-user.ts). `email` is trimmed and lower-cased, unique per project.
+ * with `toPublicUser` (domain/public-user.ts). `email` is trimmed and lower-cased, unique per
+ * project; null only for an anonymous user (`is_anonymous`), and any number of users may have none.
  */
 export type UserRecord = Omit<User, 'has_password'> & { password_hash: string | null };
 
@@ -104,6 +105,13 @@ export interface UserStore {
   deleteUser(project: ProjectId, id: string): Promise<boolean>;
   /** A page ordered by created_at then id, with the total number of matches. */
   listUsers(project: ProjectId, query: UserListQuery): Promise<{ users: UserRecord[]; total: number }>;
+
+  /**
+   * Deletes, in every project, the anonymous users (`is_anonymous`) whose last sign-in (or
+   * refresh, see flows/anonymous.ts) is before `idleBefore` (ISO 8601), with their one-time tokens
+   * and mail-throttle slots; answers how many. In steps that never hold the database long.
+   */
+  deleteIdleAnonymousUsers(idleBefore: string): Promise<number>;
 
   /** Stores a one-time token. */
   putOneTimeToken(project: ProjectId, token: OneTimeToken): Promise<void>;

@@ -5,7 +5,7 @@ import type { SigningKeys } from './signing-keys';
 
 /** Claims Plinth sets itself; minted tokens may not use these names for custom claims. */
 export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
-  'iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sid', 'email', 'email_verified', 'kid', 'typ', 'alg',
+  'iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sid', 'email', 'email_verified', 'anonymous', 'kid', 'typ', 'alg',
 ]);
 
 /** What a verified access token says. Custom claims of minted tokens sit beside the standard ones. */
@@ -18,6 +18,8 @@ export interface AccessClaims {
   sid?: string;
   email?: string;
   email_verified?: boolean;
+  /** Only on tokens of anonymous users (`true`); rules read it as `auth.token.anonymous`. */
+  anonymous?: true;
   [claim: string]: JsonValue | undefined;
 }
 
@@ -26,6 +28,8 @@ export interface TokenSubject {
   sid?: string;
   email?: string;
   email_verified?: boolean;
+  /** An anonymous user: the token says `anonymous: true` (absent otherwise). */
+  anonymous?: boolean;
   /** Custom claims (minting only); names must not be reserved. */
   extra?: { [claim: string]: JsonValue };
 }
@@ -58,6 +62,8 @@ export class AccessTokens {
       exp,
       email: subject.email,
       email_verified: subject.email_verified,
+      // Set only here: `anonymous` is reserved, so no custom claim can say it.
+      anonymous: subject.anonymous === true ? true : undefined,
     };
     for (const k of Object.keys(payload)) if (payload[k] === undefined) delete payload[k];
     const token = jwt.sign(payload, signer.key, { algorithm: 'ES256', keyid: signer.kid });
