@@ -28,6 +28,16 @@ describe('MongoUserStore on the stand-in: what only MongoDB can get wrong', () =
     expect(await store.redeemOtp(project, 'a@x.io', 'c', T - 1, 5)).toBe(true);
   });
 
+  it('replaces the e-mail index of older releases (unique over every user) by one over users with an e-mail, so anonymous users fit', async () => {
+    const db = createMingoDb();
+    await db.collection('auth_users').createIndex({ project: 1, email: 1 }, { name: 'project_email', unique: true });
+    const store = await MongoUserStore.open(db);
+    await store.createUser(project, newUserRecord(null, { is_anonymous: true }, T));
+    await store.createUser(project, newUserRecord(null, { is_anonymous: true }, T));
+    await store.createUser(project, newUserRecord('a@x.io', {}, T));
+    await expect(store.createUser(project, newUserRecord('A@x.io', {}, T))).rejects.toThrow(ConflictError);
+  });
+
   it('reports "e-mail taken" only for a duplicate e-mail, not for a duplicate on another index', async () => {
     const store = await MongoUserStore.open(createMingoDb());
     const user = newUserRecord('a@x.io', {}, T);

@@ -89,6 +89,51 @@ export function describeUserStoreContract(name: string, makeStore: () => Promise
       });
     });
 
+
+    describe('anonymous users', () => {
+      const anon = (lastSignIn: number) =>
+        newUserRecord(null, { is_anonymous: true, last_sign_in_at: new Date(lastSignIn).toISOString() }, lastSignIn);
+
+      it('stores any number of users without an e-mail, and reads them back as anonymous', async () => {
+        const a = anon(T0);
+        const b = anon(T0);
+        await store.createUser(project, a);
+        await store.createUser(project, b);
+        expect(await store.getUser(project, a.id)).toEqual(a);
+        expect((await store.getUser(project, b.id))?.email).toBeNull();
+        const { users, total } = await store.listUsers(project, { limit: 10, offset: 0 });
+        expect(total).toBe(2);
+        expect(users.map((u) => u.is_anonymous)).toEqual([true, true]);
+      });
+
+      it('an upgrade gives the user an e-mail (unique as any other) and keeps its id', async () => {
+        await store.createUser(project, user('taken@example.com'));
+        const a = anon(T0);
+        await store.createUser(project, a);
+        await expect(store.updateUser(project, a.id, { email: 'TAKEN@example.com', is_anonymous: false })).rejects.toThrow(ConflictError);
+        const up = await store.updateUser(project, a.id, { email: 'Guest@example.com', is_anonymous: false, password_hash: 'h' });
+        expect(up).toEqual({ ...a, email: 'guest@example.com', is_anonymous: false, password_hash: 'h' });
+        expect((await store.getUserByEmail(project, 'guest@example.com'))?.id).toBe(a.id);
+      });
+
+      it('deleteIdleAnonymousUsers removes anonymous users signed in before the cut-off, in every project, and nobody else', async () => {
+        const old = anon(T0);
+        const oldElsewhere = anon(T0);
+        const recent = anon(T0 + 10 * MIN);
+        const named = user('old@example.com', { last_sign_in_at: new Date(T0).toISOString() });
+        await store.createUser(project, old);
+        await store.createUser(other, oldElsewhere);
+        await store.createUser(project, recent);
+        await store.createUser(project, named);
+        expect(await store.deleteIdleAnonymousUsers(new Date(T0 + 5 * MIN).toISOString())).toBe(2);
+        expect(await store.getUser(project, old.id)).toBeNull();
+        expect(await store.getUser(other, oldElsewhere.id)).toBeNull();
+        expect(await store.getUser(project, recent.id)).not.toBeNull();
+        expect(await store.getUser(project, named.id)).not.toBeNull();
+        expect(await store.deleteIdleAnonymousUsers(new Date(T0 + 5 * MIN).toISOString())).toBe(0);
+      });
+    });
+
     describe('one-time tokens', () => {
       it('consumes a token once, only with its kind, project and before expiry', async () => {
         await store.putOneTimeToken(project, { token_hash: 'th1', kind: 'verify', user_id: 'usr_a', expires_at: T0 + MIN });
