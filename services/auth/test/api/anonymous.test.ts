@@ -125,5 +125,14 @@ describe('Auth API: anonymous users', () => {
     expect((await get(upgraded.user.id)).status).toBe(200);
   });
 
+  it('no other way makes a token say anonymous: the claim name is reserved for user claims and minted tokens (400)', async () => {
+    const u = await t.call({ method: 'post', path: '/auth/signup', project: p, body: { email: 'named@example.com', password: PASSWORD } });
+    const patched = await t.call({ method: 'patch', path: `/auth/users/${u.body.user.id}`, project: p, key: 'secret', body: { claims: { anonymous: true } } });
+    expect(patched.status).toBe(400);
+    expect(JSON.stringify(patched.body)).toContain('anonymous');
+    const minted = await t.call({ method: 'post', path: '/auth/tokens', project: p, key: 'secret', body: { user_id: 'ext-1', claims: { anonymous: true } } });
+    expect(minted.status).toBe(400);
+  });
+
   itLeakedNoSecrets(t);
 });
