@@ -91,7 +91,9 @@ export interface KeyView {
 
 export interface User {
   id: string;
-  email: string;
+  /** Null for an anonymous user. */
+  email: string | null;
+  is_anonymous?: boolean;
   status: 'active' | 'disabled';
   email_verified: boolean;
   display_name?: string | null;

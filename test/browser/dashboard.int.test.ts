@@ -121,6 +121,22 @@ describe('the admin dashboard in headless Chromium', () => {
     expect(Object.keys(users).sort()).toEqual(['ada', 'bob']);
   });
 
+  it('allows anonymous sign-in from the Auth settings; an anonymous user is listed as such, without a reset button', async () => {
+    const anonymous = () => call(base, 'POST', `/v1/projects/${PROJECT}/auth/anonymous`, { key: p.publicKey });
+    expect((await anonymous()).status).toBe(403);
+    await page.check('input[name=allow_anonymous]');
+    await page.click('button:text-is("Save auth settings")');
+    await page.waitForSelector('text=Saved.');
+    const signedIn = await anonymous();
+    expect(signedIn.status).toBe(201);
+    const id = (signedIn.body as { user: { id: string } }).user.id;
+    await go('Collections');
+    await go('Users');
+    await page.waitForSelector(`[aria-label="View anonymous ${id}"]`);
+    expect(await page.locator(`tr:has([aria-label="View anonymous ${id}"]) td em`).textContent()).toBe('anonymous');
+    expect(await page.locator(`[aria-label="Send a reset to anonymous ${id}"]`).count()).toBe(0);
+  });
+
   it('creates a collection with owner-only rules; a typo is flagged at its position before saving', async () => {
     await go('Collections');
     await page.click('button:text-is("New collection")');

@@ -48,6 +48,8 @@ export interface AuthSettings {
   send_verification_on_signup: boolean;
   redirect_url: string | null;
   mail_from: string | null;
+  /** `signInAnonymously` may create anonymous users. */
+  allow_anonymous: boolean;
   [setting: string]: unknown;
 }
 

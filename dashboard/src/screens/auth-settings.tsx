@@ -11,8 +11,9 @@ interface Settings {
   redirect_url: string | null;
   mail_from: string | null;
   reauthentication_window: number;
+  allow_anonymous: boolean;
 }
-const BOOLS = ['enabled', 'otp_creates_users', 'send_verification_on_signup'] as const;
+const BOOLS = ['enabled', 'otp_creates_users', 'send_verification_on_signup', 'allow_anonymous'] as const;
 const NUMBERS = ['access_token_ttl', 'refresh_token_ttl', 'reauthentication_window'] as const;
 const STRINGS = ['redirect_url', 'mail_from'] as const;
 

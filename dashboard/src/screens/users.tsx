@@ -4,6 +4,11 @@ import { useProjectKey } from '../project-key';
 import { Confirm, Empty, ErrorBox, JsonView, parseJsonInput } from '../ui';
 import { AuthSettings } from './auth-settings';
 
+/** How a user is named on this screen: the e-mail, or "anonymous usr_…" for an anonymous user (no address). */
+function userLabel(u: User): string {
+  return u.email ?? `anonymous ${u.id}`;
+}
+
 /** Users (when Auth is enabled): search, view, create, disable/enable, revoke, reset, claims, delete. */
 export function Users({ project }: { project: string }) {
   const { key, error: keyError } = useProjectKey(project);
@@ -101,30 +106,30 @@ export function Users({ project }: { project: string }) {
             <tbody>
               {users.map((u) => (
                 <tr key={u.id}>
-                  <td>{u.email}</td>
+                  <td>{u.email ?? <em>anonymous</em>}</td>
                   <td>{u.status}</td>
                   <td>{u.email_verified ? 'yes' : 'no'}</td>
                   <td class="actions">
-                    <button type="button" aria-label={`View ${u.email}`} onClick={() => setSelected(u)}>
+                    <button type="button" aria-label={`View ${userLabel(u)}`} onClick={() => setSelected(u)}>
                       View
                     </button>
                     <button
                       type="button"
-                      aria-label={`${u.status === 'active' ? 'Disable' : 'Enable'} ${u.email}`}
+                      aria-label={`${u.status === 'active' ? 'Disable' : 'Enable'} ${userLabel(u)}`}
                       onClick={() =>
-                        void act(`${u.email} ${u.status === 'active' ? 'disabled' : 'enabled'}.`, () =>
+                        void act(`${userLabel(u)} ${u.status === 'active' ? 'disabled' : 'enabled'}.`, () =>
                           call(key, 'PATCH', `${base}/${u.id}`, { status: u.status === 'active' ? 'disabled' : 'active' }),
                         )
                       }
                     >
                       {u.status === 'active' ? 'Disable' : 'Enable'}
                     </button>
-                    <button type="button" aria-label={`Revoke sessions of ${u.email}`} onClick={() => void act(`Sessions of ${u.email} revoked.`, () => call(key, 'POST', `${base}/${u.id}/revoke-sessions`))}>
+                    <button type="button" aria-label={`Revoke sessions of ${userLabel(u)}`} onClick={() => void act(`Sessions of ${userLabel(u)} revoked.`, () => call(key, 'POST', `${base}/${u.id}/revoke-sessions`))}>
                       Revoke sessions
                     </button>
-                    <button type="button" aria-label={`Send a reset to ${u.email}`} onClick={() => void act(`Reset mail sent to ${u.email}.`, () => call(key, 'POST', `${base}/${u.id}/send-reset`))}>
+                    {u.email !== null && <button type="button" aria-label={`Send a reset to ${userLabel(u)}`} onClick={() => void act(`Reset mail sent to ${userLabel(u)}.`, () => call(key, 'POST', `${base}/${u.id}/send-reset`))}>
                       Send reset
-                    </button>
+                    </button>}
                   </td>
                 </tr>
               ))}
@@ -136,9 +141,9 @@ export function Users({ project }: { project: string }) {
         <UserPanel
           key={selected.id}
           user={selected}
-          onClaims={(claims) => act(`Claims of ${selected.email} saved.`, () => call(key, 'PATCH', `${base}/${selected.id}`, { claims }))}
+          onClaims={(claims) => act(`Claims of ${userLabel(selected)} saved.`, () => call(key, 'PATCH', `${base}/${selected.id}`, { claims }))}
           onDelete={() =>
-            act(`${selected.email} deleted.`, async () => {
+            act(`${userLabel(selected)} deleted.`, async () => {
               await call(key, 'DELETE', `${base}/${selected.id}`);
               setSelected(null);
             })
@@ -155,8 +160,8 @@ function UserPanel(props: { user: User; onClaims: (c: unknown) => Promise<void>;
   const [error, setError] = useState<unknown>(null);
   const [confirming, setConfirming] = useState(false);
   return (
-    <div class="panel" role="region" aria-label={`User ${props.user.email}`}>
-      <h2>{props.user.email}</h2>
+    <div class="panel" role="region" aria-label={`User ${userLabel(props.user)}`}>
+      <h2>{userLabel(props.user)}</h2>
       <JsonView value={props.user} />
       <form
         onSubmit={async (e) => {
@@ -184,7 +189,7 @@ function UserPanel(props: { user: User; onClaims: (c: unknown) => Promise<void>;
           Close
         </button>
       </div>
-      {confirming && <Confirm word={props.user.email} what={`Delete user ${props.user.email}`} onCancel={() => setConfirming(false)} onConfirm={() => void props.onDelete()} />}
+      {confirming && <Confirm word={props.user.email ?? props.user.id} what={`Delete user ${userLabel(props.user)}`} onCancel={() => setConfirming(false)} onConfirm={() => void props.onDelete()} />}
     </div>
   );
 }

@@ -56,6 +56,28 @@ export class Auth {
     return this.sessions.save(await this.post<Session>('/signin', { email, password }, opts), 'signed_in');
   }
 
+  /**
+   * Signs in as a new anonymous user: no address, no password (201; the project's Auth setting
+   * `allow_anonymous` must be on, else 403). Its access token says `anonymous: true` to rules.
+   * Keep its data by upgrading it later with `upgradeAnonymous`: the user id stays the same.
+   */
+  async signInAnonymously(opts: CallOptions = {}): Promise<Session> {
+    return this.sessions.save(await this.post<Session>('/anonymous', undefined, opts), 'signed_in');
+  }
+
+  /**
+   * Gives the signed-in anonymous user an address and a password, keeping its id and so its
+   * records. Sends the session's refresh token as proof (spent; the server ends every session
+   * and answers a new one, which is stored). A taken address → `ConflictError` (the user stays
+   * anonymous); not anonymous → 400.
+   */
+  async upgradeAnonymous(email: string, password: string, opts: CallOptions = {}): Promise<Session> {
+    const headers = await this.requireUser(opts.signal);
+    const current = await this.sessions.current();
+    const body = { email, password, refresh_token: current?.refresh_token };
+    return this.sessions.save(await this.post<Session>('/anonymous/upgrade', body, opts, headers), 'signed_in');
+  }
+
   /** Mails a one-time code. Always resolves (the server reveals nothing about the address). */
   async requestOtp(email: string, opts: CallOptions = {}): Promise<void> {
     await this.post('/otp/request', { email }, opts);

@@ -1,11 +1,14 @@
 export interface User {
   id: string;
-  email: string;
+  /** Null for an anonymous user (until `upgradeAnonymous`). */
+  email: string | null;
   email_verified: boolean;
   display_name: string | null;
   photo_url: string | null;
   status: 'active' | 'disabled';
   has_password: boolean;
+  /** Signed in with `signInAnonymously` and not upgraded yet. */
+  is_anonymous: boolean;
   metadata: Record<string, unknown>;
   last_sign_in_at: string | null;
   created_at: string;
