@@ -18,6 +18,7 @@ describe('auth configuration', () => {
       PLINTH_RATE_LIMIT_EMAIL: 10,
       PLINTH_ISSUER: 'plinth',
       PLINTH_TRUST_PROXY: 0,
+      PLINTH_ANONYMOUS_MAX_IDLE_DAYS: 30,
       PLINTH_MAIL_ATTEMPTS: 5,
       PLINTH_MAIL_BACKOFF_MS: 5000,
       PLINTH_MAIL_POLL_MS: 1000,

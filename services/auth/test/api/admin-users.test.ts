@@ -25,6 +25,7 @@ describe('Auth API: admin user management (secret key)', () => {
         photo_url: null,
         status: 'active',
         has_password: true,
+        is_anonymous: false,
         claims: {},
         metadata: {},
         last_sign_in_at: null,

@@ -19,6 +19,8 @@ const AUTH_ENDPOINTS: Array<Omit<Call, 'project'>> = [
   { method: 'post', path: '/auth/email/cancel', body: { token: 'x' } },
   { method: 'post', path: '/auth/password/forgot', body: { email: 'a@example.com' } },
   { method: 'post', path: '/auth/password/reset', body: { token: 'x', password: PASSWORD } },
+  { method: 'post', path: '/auth/anonymous' },
+  { method: 'post', path: '/auth/anonymous/upgrade', userToken: 'x', body: { email: 'a@example.com', password: PASSWORD } },
   { method: 'get', path: '/auth/users', key: 'secret' },
   { method: 'post', path: '/auth/users', key: 'secret', body: { email: 'a@example.com' } },
   { method: 'get', path: '/auth/users/usr_x', key: 'secret' },
@@ -43,6 +45,7 @@ describe('Auth API: settings, and Auth disabled by default', () => {
       redirect_url: null,
       mail_from: null,
       reauthentication_window: 600,
+      allow_anonymous: false,
     });
   });
 

@@ -22,6 +22,7 @@ describe('Auth API: sign-up and sign-in', () => {
         photo_url: null,
         status: 'active',
         has_password: true,
+        is_anonymous: false,
         claims: {},
         metadata: {},
         last_sign_in_at: expect.any(String),
