@@ -22,13 +22,12 @@ export async function signInAnonymously(ctx: AuthContext, project: ProjectId): P
 
 /**
  * The anonymous account's proof of holding the session, for the upgrade (which adds a sign-in
- * method): the session signed in within the project's `reauthentication_window`, or, later, the
- * session's refresh token (an anonymous account has no password or address to prove it with).
- * The token is spent: every session ends with the upgrade anyway. Another session's token, or
- * one already rotated → 403.
+ * method) once its sign-in is older than the project's `reauthentication_window`: the session's
+ * refresh token (an anonymous account has no password or address to prove it with). The token
+ * is spent: every session ends with the upgrade anyway. Another session's token, or one already
+ * rotated → 403.
  */
-async function proveAnonymousSession(ctx: AuthContext, project: ProjectId, caller: SignedIn, refreshToken: string | undefined): Promise<void> {
-  if (refreshToken === undefined) return requireRecentProof(ctx, project, caller);
+async function spendRefreshToken(ctx: AuthContext, project: ProjectId, caller: SignedIn, refreshToken: string): Promise<void> {
   const now = ctx.clock();
   const spent = newRefreshToken();
   const r = await ctx.sessions.rotate(project, {
@@ -63,8 +62,10 @@ export async function upgradeAnonymous(
   if (await ctx.users.getUserByEmail(project, input.email)) {
     throw new ConflictError('A user with this e-mail already exists.', { field: 'email', fields: [{ field: 'email', message: 'is taken' }] });
   }
-  await proveAnonymousSession(ctx, project, caller, input.refresh_token);
+  // Checked before the hash, spent after it: a refusal of the hashing pool (503) leaves the refresh token usable.
+  if (input.refresh_token === undefined) await requireRecentProof(ctx, project, caller);
   const passwordHash = await ctx.passwords.hash(input.password, hashTicket(project, by));
+  if (input.refresh_token !== undefined) await spendRefreshToken(ctx, project, caller, input.refresh_token);
   const upgraded = await ctx.users.updateUser(project, user.id, { email: input.email, email_verified: false, password_hash: passwordHash, is_anonymous: false });
   if (!upgraded) throw new UnauthorizedError('The user token is invalid, expired or revoked.');
   await ctx.sessions.revokeUser(project, user.id, ctx.clock());
