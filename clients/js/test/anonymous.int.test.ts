@@ -36,6 +36,15 @@ describe('@plinth/client anonymous users', () => {
     expect(again.user.id).toBe(anon.user.id);
   });
 
+  it('deleteAccount(null) deletes an anonymous user and signs the client out', async () => {
+    const c = client();
+    const anon = await c.auth.signInAnonymously();
+    await c.auth.deleteAccount(null);
+    expect(await c.auth.session()).toBeNull();
+    const users = await f.admin.users.list();
+    expect(users.users.map((u) => u.id)).not.toContain(anon.user.id);
+  });
+
   it('upgradeAnonymous to a taken address is a ConflictError and the client stays signed in as the anonymous user', async () => {
     await client().auth.signUp({ email: 'sdk-taken@example.com', password: PASSWORD });
     const c = client();

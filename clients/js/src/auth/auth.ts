@@ -226,12 +226,14 @@ export class Auth {
   }
 
   /**
-   * Deletes the signed-in user's account, proven with the password or a fresh one-time code.
-   * Every session ends (in every tab). The user's records stay: they belong to the app.
+   * Deletes the signed-in user's account, proven with the password or a fresh one-time code
+   * (`null` for an anonymous user: the session's refresh token is sent instead). Every session ends (in every tab). The user's records stay: they belong to the app.
    */
-  async deleteAccount(proof: Proof, opts: CallOptions = {}): Promise<void> {
+  async deleteAccount(proof: Proof | null, opts: CallOptions = {}): Promise<void> {
     const headers = await this.requireUser(opts.signal);
-    await this.transport.request({ method: 'DELETE', path: '/auth/user', body: proof, headers, signal: opts.signal });
+    // An anonymous user (proof null) proves itself with its session's refresh token.
+    const body = proof ?? { refresh_token: (await this.sessions.current())?.refresh_token };
+    await this.transport.request({ method: 'DELETE', path: '/auth/user', body, headers, signal: opts.signal });
     await this.sessions.clear();
   }
 

@@ -1,5 +1,6 @@
 import { ConflictError, ForbiddenError, InvalidRequestError, UnauthorizedError, type ProjectId, type Session } from '@plinth/shared';
 import { newUserRecord } from '../domain/new-user';
+import { endEverySession } from './address-claims';
 import { newRefreshToken, sha256, sealGrace } from '../domain/secrets';
 import { hashTicket, type AuthContext, type Requester } from './auth-context';
 import { requireRecentProof } from './recent-proof';
@@ -72,4 +73,16 @@ export async function upgradeAnonymous(
   const settings = await ctx.settings.get(project);
   if (settings.send_verification_on_signup) await sendVerification(ctx, project, upgraded);
   return startSession(ctx, project, upgraded);
+}
+
+/**
+ * `DELETE /auth/user` of an anonymous user, which has no password or code to prove itself with:
+ * the same proof as the upgrade (a sign-in within the window, or the session's refresh token).
+ * Every session ends and the user goes; its records stay, as for any account (docs/auth.md).
+ */
+export async function deleteAnonymousAccount(ctx: AuthContext, project: ProjectId, caller: SignedIn, refreshToken: string | undefined): Promise<void> {
+  if (refreshToken === undefined) await requireRecentProof(ctx, project, caller);
+  else await spendRefreshToken(ctx, project, caller, refreshToken);
+  await endEverySession(ctx, project, caller.user.id);
+  await ctx.users.deleteUser(project, caller.user.id);
 }

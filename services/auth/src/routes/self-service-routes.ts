@@ -2,6 +2,7 @@ import { Router, type Request } from 'express';
 import Joi from 'joi';
 import { requestContext, type ProjectId } from '@plinth/shared';
 import { displayNameSchema, emailSchema, passwordSchema, photoUrlSchema, validate } from '../domain/validation';
+import { deleteAnonymousAccount } from '../flows/anonymous';
 import type { AuthContext } from '../flows/auth-context';
 import { cancelEmailChange, confirmEmailChange, requestEmailChange } from '../flows/email-change';
 import type { Proof } from '../flows/proof';
@@ -30,6 +31,8 @@ const schemas = {
     .min(1)
     .messages({ 'object.min': 'must change at least one field' }),
   proof: proofSchema,
+  /** An anonymous user's proof, when its sign-in is older than the window: the session's refresh token. */
+  anonymousProof: Joi.object({ refresh_token: Joi.string().max(200) }),
 };
 
 /**
@@ -91,7 +94,14 @@ export function selfServiceRoutes(ctx: AuthContext, rateLimits: RateLimits): Rou
 
   r.delete('/user', ...limited, async (req, res) => {
     const { project } = requestContext(res);
-    const { user } = await me(req, project);
+    const caller = await me(req, project);
+    if (caller.user.is_anonymous) {
+      const { refresh_token } = validate(schemas.anonymousProof, req.body ?? {});
+      await deleteAnonymousAccount(ctx, project, caller, refresh_token);
+      res.json({ deleted: true });
+      return;
+    }
+    const { user } = caller;
     const proof = validate(schemas.proof, req.body);
     await proving(req, project, user, proof, () => deleteOwnAccount(ctx, project, user, proof, userRequester(user.id, res)));
     res.json({ deleted: true });

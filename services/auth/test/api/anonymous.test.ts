@@ -125,6 +125,24 @@ describe('Auth API: anonymous users', () => {
     expect((await get(upgraded.user.id)).status).toBe(200);
   });
 
+  it('an anonymous user deletes itself with a recent sign-in, or later with its refresh token; a password proof is refused (400)', async () => {
+    const q = await t.enabledProject({ allow_anonymous: true, reauthentication_window: 60 });
+    const del = (token: string, body?: object) => t.call({ method: 'delete', path: '/auth/user', project: q, userToken: token, body });
+    const get = (id: string) => t.call({ method: 'get', path: `/auth/users/${id}`, project: q, key: 'secret' });
+    const fresh = (await anonymous('198.51.100.11', q)).body;
+    expect((await del(fresh.access_token, { password: PASSWORD })).status).toBe(400);
+    expect((await del(fresh.access_token)).body).toEqual({ deleted: true });
+    expect((await get(fresh.user.id)).status).toBe(404);
+
+    const old = (await anonymous('198.51.100.11', q)).body;
+    t.advance(61_000);
+    expect((await del(old.access_token)).body.error).toBe('reauthentication_required');
+    expect((await get(old.user.id)).status).toBe(200);
+    expect((await del(old.access_token, { refresh_token: old.refresh_token })).body).toEqual({ deleted: true });
+    expect((await get(old.user.id)).status).toBe(404);
+    expect((await me(old.access_token)).status).toBe(401);
+  });
+
   it('no other way makes a token say anonymous: the claim name is reserved for user claims and minted tokens (400)', async () => {
     const u = await t.call({ method: 'post', path: '/auth/signup', project: p, body: { email: 'named@example.com', password: PASSWORD } });
     const patched = await t.call({ method: 'patch', path: `/auth/users/${u.body.user.id}`, project: p, key: 'secret', body: { claims: { anonymous: true } } });
