@@ -1,5 +1,5 @@
-import { addressOf } from '../domain/anonymous-user';
 import { ConflictError, type ProjectId } from '@plinth/shared';
+import { addressOf } from '../domain/anonymous-user';
 import { toPublicUser } from '../domain/public-user';
 import { newLinkToken, sha256 } from '../domain/secrets';
 import { invalidFields } from '../domain/validation';

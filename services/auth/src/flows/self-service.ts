@@ -1,5 +1,5 @@
-import { addressOf } from '../domain/anonymous-user';
 import { UnauthorizedError, type ProjectId, type Session, type User } from '@plinth/shared';
+import { addressOf } from '../domain/anonymous-user';
 import { toPublicUser } from '../domain/public-user';
 import { invalidFields } from '../domain/validation';
 import type { UserRecord } from '../store/user-store';
@@ -27,7 +27,7 @@ export async function changePassword(
   by: Requester,
 ): Promise<Session> {
   const { user } = caller;
-  addressOf(user);
+  addressOf(user); // an anonymous user adds a password with its address: POST /auth/anonymous/upgrade
   if (user.password_hash === null && input.current_password === undefined) await requireRecentProof(ctx, project, caller);
   else if (input.current_password === undefined) throw invalidFields([{ field: 'current_password', message: 'is required' }]);
   else await checkProof(ctx, project, user, { password: input.current_password }, by);

@@ -1,5 +1,5 @@
-import { addressOf } from '../domain/anonymous-user';
 import { NotFoundError, type LinkMailKind, type ProjectId, type User } from '@plinth/shared';
+import { addressOf } from '../domain/anonymous-user';
 import { toPublicUser } from '../domain/public-user';
 import { invalidFields } from '../domain/validation';
 import { newLinkToken, sha256 } from '../domain/secrets';
