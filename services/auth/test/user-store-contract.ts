@@ -106,6 +106,17 @@ export function describeUserStoreContract(name: string, makeStore: () => Promise
         expect(users.map((u) => u.is_anonymous)).toEqual([true, true]);
       });
 
+      it('lists only anonymous users, or only the others, when asked', async () => {
+        const a = anon(T0);
+        const named = user('named@example.com');
+        await store.createUser(project, a);
+        await store.createUser(project, named);
+        const only = async (anonymous: boolean) => (await store.listUsers(project, { anonymous, limit: 10, offset: 0 }));
+        expect(await only(true)).toEqual({ users: [a], total: 1 });
+        expect(await only(false)).toEqual({ users: [{ ...named, email: 'named@example.com' }], total: 1 });
+        expect((await store.listUsers(project, { limit: 10, offset: 0 })).total).toBe(2);
+      });
+
       it('an upgrade gives the user an e-mail (unique as any other) and keeps its id', async () => {
         await store.createUser(project, user('taken@example.com'));
         const a = anon(T0);

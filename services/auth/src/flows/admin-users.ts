@@ -32,7 +32,7 @@ async function existing(ctx: AuthContext, project: ProjectId, id: string): Promi
 export async function listUsers(
   ctx: AuthContext,
   project: ProjectId,
-  q: { search?: string; limit: number; offset: number },
+  q: { search?: string; limit: number; offset: number; anonymous?: boolean },
 ): Promise<{ users: User[]; total: number; limit: number; offset: number }> {
   const { users, total } = await ctx.users.listUsers(project, q);
   return { users: users.map(toPublicUser), total, limit: q.limit, offset: q.offset };

@@ -24,6 +24,7 @@ const schemas = {
     search: Joi.string().trim().max(254).allow(''),
     limit: Joi.number().integer().min(1).max(1000).default(50),
     offset: Joi.number().integer().min(0).default(0),
+    anonymous: Joi.boolean(),
   }),
   create: Joi.object({
     email: emailSchema.required(),

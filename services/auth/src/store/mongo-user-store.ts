@@ -165,7 +165,10 @@ export class MongoUserStore implements UserStore {
 
   async listUsers(project: ProjectId, query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {
     const folded = query.search ? escapeRegex(foldCase(query.search)) : null;
-    const filter = folded ? { project, $or: [{ email: { $regex: folded } }, { name_folded: { $regex: folded } }] } : { project };
+    const searched = folded ? { project, $or: [{ email: { $regex: folded } }, { name_folded: { $regex: folded } }] } : { project };
+    // Users stored before anonymous users existed have no is_anonymous: they are not anonymous.
+    const anonymous = query.anonymous === undefined ? {} : { is_anonymous: query.anonymous ? true : { $ne: true } };
+    const filter = { ...searched, ...anonymous };
     try {
       const [docs, total] = await Promise.all([
         this.users.find(filter).sort({ created_at: 1, id: 1 }).skip(query.offset).limit(query.limit).maxTimeMS(this.searchTimeMs).toArray(),

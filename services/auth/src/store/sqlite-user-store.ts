@@ -204,14 +204,15 @@ export class SqliteUserStore implements UserStore {
   async listUsers(project: ProjectId, query: UserListQuery): Promise<{ users: UserRecord[]; total: number }> {
     const search = query.search ? foldCase(query.search) : '';
     // E-mails are stored folded; names are folded here, in JavaScript, as on MongoDB.
+    const anonymous = query.anonymous === undefined ? -1 : query.anonymous ? 1 : 0;
     const where = `project = @project AND (@search = '' OR instr(email, @search) > 0
-      OR instr(plinth_fold(coalesce(display_name, '')), @search) > 0)`;
-    const { total } = this.db.prepare(`SELECT count(*) AS total FROM auth_users WHERE ${where}`).get({ project, search }) as {
+      OR instr(plinth_fold(coalesce(display_name, '')), @search) > 0) AND (@anonymous = -1 OR is_anonymous = @anonymous)`;
+    const { total } = this.db.prepare(`SELECT count(*) AS total FROM auth_users WHERE ${where}`).get({ project, search, anonymous }) as {
       total: number;
     };
     const rows = this.db
       .prepare(`SELECT ${USER_COLUMNS} FROM auth_users WHERE ${where} ORDER BY created_at, id LIMIT @limit OFFSET @offset`)
-      .all({ project, search, limit: query.limit, offset: query.offset }) as UserRow[];
+      .all({ project, search, anonymous, limit: query.limit, offset: query.offset }) as UserRow[];
     return { users: rows.map(fromRow), total };
   }
 

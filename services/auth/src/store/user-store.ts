@@ -34,6 +34,8 @@ export function foldCase(s: string): string {
 export interface UserListQuery {
   /** Case-insensitive (foldCase) substring of the e-mail or the display name. */
   search?: string;
+  /** Only anonymous users (true) or only the others (false); both when absent. */
+  anonymous?: boolean;
   limit: number;
   offset: number;
 }

@@ -39,6 +39,11 @@ describe('Auth API: anonymous users', () => {
     const other = await anonymous('198.51.100.2');
     expect(other.status).toBe(201);
     expect(other.body.user.id).not.toBe(r.body.user.id);
+    await t.call({ method: 'post', path: '/auth/signup', project: p, body: { email: 'named.one@example.com', password: PASSWORD } });
+    const only = async (anonymous: boolean) =>
+      (await t.call({ method: 'get', path: `/auth/users?anonymous=${anonymous}`, project: p, key: 'secret' })).body.users.map((u: { email: string | null }) => u.email);
+    expect(await only(true)).toEqual([null, null]);
+    expect(await only(false)).toEqual(['named.one@example.com']);
   });
 
   it('a flood from one address → 429 with Retry-After; another address still signs in', async () => {
