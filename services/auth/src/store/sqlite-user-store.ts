@@ -112,13 +112,16 @@ function emailTaken(err: unknown): never {
  * from SCHEMA and ADDED_INDEXES), in one transaction: a crash leaves the old table.
  */
 function allowUsersWithoutEmail(db: SqliteDatabase): void {
-  const columns = db.prepare('PRAGMA table_info(auth_users)').all() as Array<{ name: string; notnull: number }>;
-  if (!columns.some((c) => c.name === 'email' && c.notnull === 1)) return;
-  const { sql } = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'auth_users'").get() as { sql: string };
-  const rebuilt = sql.replace(/^CREATE TABLE "?auth_users"?/, 'CREATE TABLE auth_users_rebuilt').replace(/\bemail TEXT NOT NULL\b/, 'email TEXT');
-  const names = columns.map((c) => c.name).join(', ');
+  const emailRequired = () =>
+    (db.prepare('PRAGMA table_info(auth_users)').all() as Array<{ name: string; notnull: number }>).some((c) => c.name === 'email' && c.notnull === 1);
+  if (!emailRequired()) return;
   db.transaction(() => {
-    db.exec(rebuilt);
+    // Read again under the write lock: another process starting at the same time may have rebuilt it.
+    if (!emailRequired()) return;
+    const columns = db.prepare('PRAGMA table_info(auth_users)').all() as Array<{ name: string }>;
+    const { sql } = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'auth_users'").get() as { sql: string };
+    const names = columns.map((c) => c.name).join(', ');
+    db.exec(sql.replace(/^CREATE TABLE "?auth_users"?/, 'CREATE TABLE auth_users_rebuilt').replace(/\bemail TEXT NOT NULL\b/, 'email TEXT'));
     db.exec(`INSERT INTO auth_users_rebuilt (${names}) SELECT ${names} FROM auth_users`);
     db.exec('DROP TABLE auth_users');
     db.exec('ALTER TABLE auth_users_rebuilt RENAME TO auth_users');
