@@ -67,6 +67,7 @@ export async function openRecordStore(config: RecordsConfig): Promise<RecordStor
   return SqliteRecordStore.open(path.join(config.PLINTH_DATA_DIR, 'records.db'), {
     readers: config.PLINTH_SQLITE_READERS,
     inlineQueryMs: config.PLINTH_SQLITE_INLINE_QUERY_MS,
+    admission: { maxQueued: config.PLINTH_QUERY_QUEUE_LIMIT, maxWaitMs: config.PLINTH_QUERY_QUEUE_MS },
   });
 }
 
