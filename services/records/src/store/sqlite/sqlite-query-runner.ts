@@ -14,12 +14,12 @@ import { BUDGET_FUNCTION, TIMEOUT_MARK, runQueryJob, type QueryJob, type RawRow 
 import { isTimeout, type SqliteQueryLanes } from './sqlite-query-lanes';
 
 /**
- * A query with more bound values than this is not tried on the event loop: preparing its SQL
- * there would cost more than the slice (the readers prepare it on their own threads).
+ * A query with more bound values than this is not run on the event loop, not even one pinned to
+ * an id: preparing its SQL there could cost more than a slice (readers prepare on their own thread).
  */
 const MAX_INLINE_VALUES = 100;
 
-/** A query pinned to one id (the rule-filtered get): cheap enough for the event loop. */
+/** A query pinned to one id (the rule-filtered get): cheap enough for the event loop, unless it has many values. */
 export function isPointQuery(query: RecordQuery): boolean {
   const p = query.predicate;
   const first = typeof p === 'object' && p !== null && !Array.isArray(p) && 'and' in p ? p.and[0] : p;
@@ -55,12 +55,13 @@ export class SqliteQueryRunner {
    */
   async run(project: string, client: QueryClient | undefined, job: QueryJob, timeoutMs: number, point: boolean): Promise<RawRow[]> {
     const lanes = this.lanes;
-    if (!lanes || point) {
+    const many = valueCount(job) > MAX_INLINE_VALUES;
+    if (!lanes || (point && !many)) {
       // Nothing waits here (the query runs now, on this thread), but a client that has gone is not served.
       if (client?.signal?.aborted) throw new UnavailableError('The client went away.');
       return this.runInline(job, timeoutMs);
     }
-    if (!this.inline.allows() || valueCount(job) > MAX_INLINE_VALUES || lanes.isHeavy(job)) return lanes.run(project, client, job, timeoutMs);
+    if (many || !this.inline.allows() || lanes.isHeavy(job)) return lanes.run(project, client, job, timeoutMs);
     // A slice on the event loop first; a query that needs more runs again on a reader.
     const slice = this.inline.sliceMs;
     if (timeoutMs <= slice) return this.runInline(job, timeoutMs);
