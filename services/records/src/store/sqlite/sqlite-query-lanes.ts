@@ -26,7 +26,7 @@ import { SqliteReaders } from './sqlite-readers';
 export const LIGHT_SLICE_MS = 50;
 
 export interface QueryAdmissionOptions {
-  /** Queries waiting at once in each lane (default 100; a quarter for one caller, a tenth on the heavy lane). */
+  /** Queries waiting at once in each lane (default 100; a quarter for one caller, two turns of its own on the heavy lane). */
   maxQueued?: number;
   /** Longest wait for a reader, in ms (default 1000); never past the query's own budget. */
   maxWaitMs?: number;
@@ -66,14 +66,17 @@ export class SqliteQueryLanes {
       maxWaitMs,
     });
     const perProject = Math.max(1, Math.ceil(readers / 2));
+    const perCaller = Math.max(1, Math.ceil(perProject / 2));
     this.heavy = new AdmissionQueue({
       name: 'heavy queries',
       concurrency: readers,
       maxQueued,
-      maxQueuedPerCaller: Math.max(1, Math.floor(maxQueued / 10)),
+      // A caller's heavy queries wait at most two turns of their own: the excess is refused at
+      // once instead of after waiting the whole bound.
+      maxQueuedPerCaller: Math.min(maxQueued, 2 * perCaller),
       maxWaitMs,
       maxRunningPerProject: perProject,
-      maxRunningPerCaller: Math.max(1, Math.ceil(perProject / 2)),
+      maxRunningPerCaller: perCaller,
     });
   }
 
