@@ -37,7 +37,7 @@ afterAll(async () => {
 
 it("refuses at once (503 overloaded, Retry-After) a query past its caller's share of the queue; the others are answered", async () => {
   const heavy = { id: 'user:heavy' };
-  // One caller may queue a quarter of 8 on the light lane and a tenth (at least 1) on the heavy one.
+  // One caller may queue half of 8 on the light lane and two turns of its own on the heavy one.
   const sent = Array.from({ length: 6 }, () => store.queryRecords(p, c, query(HEAVY, { client: heavy })).then(() => 'answered', (e: unknown) => e));
   const settled = await Promise.all(sent);
   const refused = settled.filter((s) => s instanceof OverloadedError) as OverloadedError[];

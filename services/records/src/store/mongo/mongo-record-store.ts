@@ -80,7 +80,7 @@ export class MongoRecordStore implements RecordStore {
       name: 'queries',
       concurrency,
       maxQueued,
-      maxQueuedPerCaller: Math.max(1, Math.floor(maxQueued / 4)),
+      maxQueuedPerCaller: Math.max(1, Math.floor(maxQueued / 2)),
       maxWaitMs: options.admission?.maxWaitMs ?? 1000,
       maxRunningPerProject: Math.max(1, Math.ceil(concurrency / 2)),
       maxRunningPerCaller: Math.max(1, Math.ceil(concurrency / 4)),

@@ -26,7 +26,7 @@ import { SqliteReaders } from './sqlite-readers';
 export const LIGHT_SLICE_MS = 50;
 
 export interface QueryAdmissionOptions {
-  /** Queries waiting at once in each lane (default 100; a quarter for one caller, two turns of its own on the heavy lane). */
+  /** Queries waiting at once in each lane (default 100; half for one caller, two turns of its own on the heavy lane). */
   maxQueued?: number;
   /** Longest wait for a reader, in ms (default 1000); never past the query's own budget. */
   maxWaitMs?: number;
@@ -62,7 +62,8 @@ export class SqliteQueryLanes {
       name: 'queries',
       concurrency: readers,
       maxQueued,
-      maxQueuedPerCaller: Math.max(1, Math.floor(maxQueued / 4)),
+      // Half: a server on the secret key with dozens of queries in flight is one caller.
+      maxQueuedPerCaller: Math.max(1, Math.floor(maxQueued / 2)),
       maxWaitMs,
     });
     const perProject = Math.max(1, Math.ceil(readers / 2));
