@@ -22,8 +22,12 @@ import { QueryShapeCosts } from './query-shape-costs';
 import { TIMEOUT_MARK, type QueryJob, type RawRow } from './sqlite-query-job';
 import { SqliteReaders } from './sqlite-readers';
 
-/** How long a query may run on the light lane before it counts as heavy (ms). */
-export const LIGHT_SLICE_MS = 50;
+/**
+ * How long a query may run on the light lane before it counts as heavy (ms). Wall-clock time: on
+ * cores shared with heavy queries a cheap query runs slower, so the slice leaves it a wide margin
+ * (a page by an index takes a few ms), and a heavy-lane run under half of it makes a shape light again.
+ */
+export const LIGHT_SLICE_MS = 100;
 
 export interface QueryAdmissionOptions {
   /** Queries waiting at once in each lane (default 100; half for one caller, two turns of its own on the heavy lane). */
