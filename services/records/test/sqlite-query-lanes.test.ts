@@ -63,7 +63,8 @@ it("answers another caller's cheap query while one caller's heavy queries run, b
 it('drops a waiting query when its client goes, and counts the wait against the time budget', async () => {
   const heavy = { id: 'user:heavy' };
   const first = store.queryRecords(p, c, query(HEAVY, { client: heavy }));
-  await new Promise((r) => setTimeout(r, 100));
+  // By then the first has outrun its light slice and runs on the heavy lane.
+  await new Promise((r) => setTimeout(r, 150));
   // Same caller: it waits behind the first on the heavy lane (one thread for one caller).
   const gone = new AbortController();
   const waiting = store.queryRecords(p, c, query(HEAVY, { client: { id: 'user:heavy', signal: gone.signal } })).catch((e: unknown) => e);

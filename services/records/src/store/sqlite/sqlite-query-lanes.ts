@@ -23,11 +23,12 @@ import { TIMEOUT_MARK, type QueryJob, type RawRow } from './sqlite-query-job';
 import { SqliteReaders } from './sqlite-readers';
 
 /**
- * How long a query may run on the light lane before it counts as heavy (ms). Wall-clock time: on
- * cores shared with heavy queries a cheap query runs slower, so the slice leaves it a wide margin
- * (a page by an index takes a few ms), and a heavy-lane run under half of it makes a shape light again.
+ * How long a query may run on the light lane before it counts as heavy (ms), and a heavy-lane run
+ * under half of it makes its shape light again. Wall-clock time: on cores shared with heavy
+ * queries a cheap query runs slower, and one that overruns is marked heavy like them (a longer
+ * slice measured worse: a 44–70 ms query then counted as light and held the light lane's turns).
  */
-export const LIGHT_SLICE_MS = 100;
+export const LIGHT_SLICE_MS = 50;
 
 export interface QueryAdmissionOptions {
   /** Queries waiting at once in each lane (default 100; half for one caller, two turns of its own on the heavy lane). */
