@@ -12,12 +12,14 @@ import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
 import type { RecordQuery } from '../src/store/record-store';
 
 const p = asProjectId('lanes-test');
-const c: Collection = { name: 'c', fields: { tags: { type: 'list' } }, rules: {}, revision: 1, created_at: '', updated_at: '' };
+const c: Collection = { name: 'c', fields: { tags: { type: 'list' }, rank: { type: 'number' } }, rules: {}, revision: 1, created_at: '', updated_at: '' };
 let dir: string;
 let store: SqliteRecordStore;
 
 /** 29 conditions that each read a whole 10,000-item list of every row before the last one fails. */
 const HEAVY: Predicate = { and: [...Array.from({ length: 29 }, (_, j): Predicate => ['tags', 'array-contains', `common-${j}`]), ['tags', 'array-contains', 'absent']] };
+/** Every row matches and the order (`rank`, never set) has no index: every list is read 29 times, then sorted. */
+const SLOWEST: Partial<RecordQuery> = { predicate: { and: Array.from({ length: 29 }, (_, j): Predicate => ['tags', 'array-contains', `common-${j}`]) }, orderBy: 'rank' };
 const query = (predicate: Predicate, extra: Partial<RecordQuery> = {}): RecordQuery => ({ predicate, orderBy: 'created_at', direction: 'asc', limit: 10, timeoutMs: 20_000, ...extra });
 
 beforeAll(async () => {
@@ -62,19 +64,19 @@ it("answers another caller's cheap query while one caller's heavy queries run, b
 
 it('drops a waiting query when its client goes, and counts the wait against the time budget', async () => {
   const heavy = { id: 'user:heavy' };
-  const first = store.queryRecords(p, c, query(HEAVY, { client: heavy }));
+  const first = store.queryRecords(p, c, query(HEAVY, { ...SLOWEST, client: heavy }));
   // By then the first has outrun its light slice and runs on the heavy lane.
   await new Promise((r) => setTimeout(r, 150));
   // Same caller: it waits behind the first on the heavy lane (one thread for one caller).
   const gone = new AbortController();
-  const waiting = store.queryRecords(p, c, query(HEAVY, { client: { id: 'user:heavy', signal: gone.signal } })).catch((e: unknown) => e);
-  const short = store.queryRecords(p, c, query(HEAVY, { client: heavy, timeoutMs: 150 })).catch((e: unknown) => e);
+  const waiting = store.queryRecords(p, c, query(HEAVY, { ...SLOWEST, client: { id: 'user:heavy', signal: gone.signal } })).catch((e: unknown) => e);
+  const short = store.queryRecords(p, c, query(HEAVY, { ...SLOWEST, client: heavy, timeoutMs: 60 })).catch((e: unknown) => e);
   await new Promise((r) => setTimeout(r, 100));
   gone.abort();
   let firstDone = false;
   void first.then(() => (firstDone = true));
   expect(await waiting).toBeInstanceOf(UnavailableError);
-  // Refused within its own 150 ms budget, queue time included, not after the first query.
+  // Refused within its own 60 ms budget, queue time included, not after the first query.
   const late = (await short) as PlinthError;
   expect(late).toBeInstanceOf(PlinthError);
   expect(['overloaded', 'unavailable']).toContain(late.code);
