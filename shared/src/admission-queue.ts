@@ -58,6 +58,11 @@ export interface AdmissionTicket {
   caller: string;
   /** Aborted when the client has gone: a waiting task is then dropped before it starts. */
   signal?: AbortSignal;
+  /**
+   * This task's longest wait, when shorter than the queue's `maxWaitMs` (what is left of a
+   * request's own time budget): past it the task is refused, as past the queue's bound.
+   */
+  maxWaitMs?: number;
 }
 
 /** What a task learns when it starts. */
@@ -171,7 +176,8 @@ export class AdmissionQueue {
         timer: undefined,
         onAbort: undefined,
       };
-      entry.timer = setTimeout(() => this.dropWaiting(entry, callerKey, this.refusal()), this.opts.maxWaitMs);
+      const maxWaitMs = Math.min(this.opts.maxWaitMs, ticket.maxWaitMs ?? Infinity);
+      entry.timer = setTimeout(() => this.dropWaiting(entry, callerKey, this.refusal()), Math.max(0, maxWaitMs));
       entry.timer.unref?.();
       if (ticket.signal) {
         entry.onAbort = () => this.dropWaiting(entry, callerKey, new UnavailableError('The client went away.'));

@@ -153,6 +153,23 @@ describe('AdmissionQueue', () => {
     expect(log).toEqual(['first']);
   });
 
+  it("refuses a task past its own shorter wait (what is left of its budget), while others keep the queue's", async () => {
+    const q = new AdmissionQueue({ name: 'test', concurrency: 1, maxQueued: 5, maxWaitMs: 10_000 });
+    const log: string[] = [];
+    const first = gate(log, 'first');
+    const running = q.run({ project: 'p', caller: 'u' }, first.task);
+    const short = q.run({ project: 'p', caller: 'v', maxWaitMs: 20 }, () => 'short');
+    const patient = q.run({ project: 'p', caller: 'w' }, () => 'patient');
+    let refused: unknown;
+    short.catch((e: unknown) => (refused = e));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(refused).toBeInstanceOf(OverloadedError);
+    expect(q.queued).toBe(1);
+    first.release();
+    await running;
+    await expect(patient).resolves.toBe('patient');
+  });
+
   it('tells a task how long it waited', async () => {
     const q = new AdmissionQueue({ name: 'test', concurrency: 1, maxQueued: 5 });
     const log: string[] = [];

@@ -1,5 +1,6 @@
 import { benchAuthFlows } from './auth-flows';
 import { benchOverload } from './overload';
+import { benchQueryOverload } from './query-overload';
 import { benchRealtime } from './realtime';
 import { benchRecords } from './records';
 
@@ -13,6 +14,7 @@ const SCENARIOS: Array<[string, () => Promise<string>]> = [
   ['auth-flows', benchAuthFlows],
   ['overload', benchOverload],
   ['realtime', benchRealtime],
+  ['query-overload', benchQueryOverload],
 ];
 
 async function main(): Promise<void> {

@@ -16,6 +16,7 @@ import { RecordOperations } from './operations/record-operations';
 import { RuleSimulation } from './operations/rule-simulation';
 import { DEFAULT_LIMITS, type RecordLimits } from './domain/limits';
 import { createRecordsRateLimits, type RecordsRateLimitOptions } from './routes/rate-limits';
+import { clientId } from './routes/query-client';
 import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
 import type { RecordStore } from './store/record-store';
 
@@ -85,7 +86,9 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
     // The authenticator reads only these two headers of a request.
     const headers = { [INTERNAL_HEADERS.project]: call.project, ...(call.userToken === undefined ? {} : { [DB_USER_TOKEN_HEADER]: call.userToken }) };
     const auth = call.keyKind === 'secret' ? null : await authenticateUser({ headers } as unknown as Request);
-    return records.subscribe({ project: call.project, keyKind: call.keyKind, auth }, call.collection, call.body);
+    // Realtime does not pass the client's address: anonymous subscribers share one turn.
+    const client = { id: clientId(call.keyKind, auth, 'realtime') };
+    return records.subscribe({ project: call.project, keyKind: call.keyKind, auth, client }, call.collection, call.body);
   };
   const app = createServiceApp({
     name: 'records',

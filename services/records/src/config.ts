@@ -49,6 +49,10 @@ export interface RecordsConfig extends EventBusConfig, NonceConfig, RevocationSy
   PLINTH_SQLITE_READERS: number;
   /** SQLite with readers: ms a query runs on the event loop before it moves to a reader (0: never). */
   PLINTH_SQLITE_INLINE_QUERY_MS: number;
+  /** Queries that may wait for a reader at once, per lane and process; more are refused (503 overloaded). */
+  PLINTH_QUERY_QUEUE_LIMIT: number;
+  /** Longest a query waits for a reader (ms), counted against PLINTH_QUERY_TIMEOUT_MS; past it 503 overloaded. */
+  PLINTH_QUERY_QUEUE_MS: number;
 }
 
 const positive = (fallback: number) => Joi.number().integer().min(1).default(fallback);
@@ -85,6 +89,8 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   PLINTH_RATE_LIMIT_USER: positive(600),
   PLINTH_SQLITE_READERS: Joi.number().integer().min(0).max(16).default(2),
   PLINTH_SQLITE_INLINE_QUERY_MS: Joi.number().integer().min(0).max(50).default(0),
+  PLINTH_QUERY_QUEUE_LIMIT: Joi.number().integer().min(0).max(100_000).default(100),
+  PLINTH_QUERY_QUEUE_MS: Joi.number().integer().min(0).max(60_000).default(1000),
 });
 
 /** The limits a records configuration sets. */

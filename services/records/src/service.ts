@@ -63,10 +63,16 @@ export interface RecordsService extends BuiltService {
  * up to PLINTH_SQLITE_INLINE_QUERY_MS).
  */
 export async function openRecordStore(config: RecordsConfig): Promise<RecordStore> {
-  if (config.MONGO_URL) return MongoRecordStore.connect(config.MONGO_URL, { commitTimeMs: config.PLINTH_MONGO_COMMIT_TIMEOUT_MS });
+  if (config.MONGO_URL) {
+    return MongoRecordStore.connect(config.MONGO_URL, {
+      commitTimeMs: config.PLINTH_MONGO_COMMIT_TIMEOUT_MS,
+      admission: { maxQueued: config.PLINTH_QUERY_QUEUE_LIMIT, maxWaitMs: config.PLINTH_QUERY_QUEUE_MS },
+    });
+  }
   return SqliteRecordStore.open(path.join(config.PLINTH_DATA_DIR, 'records.db'), {
     readers: config.PLINTH_SQLITE_READERS,
     inlineQueryMs: config.PLINTH_SQLITE_INLINE_QUERY_MS,
+    admission: { maxQueued: config.PLINTH_QUERY_QUEUE_LIMIT, maxWaitMs: config.PLINTH_QUERY_QUEUE_MS },
   });
 }
 

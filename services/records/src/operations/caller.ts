@@ -1,11 +1,14 @@
 import type { KeyKind, ProjectId } from '@plinth/shared';
 import type { AccessContext, AuthInfo } from '../domain/access-policy';
+import type { QueryClient } from '../store/record-store';
 
 /** Who is calling: the project and key kind from the gateway, and the verified user token. */
 export interface Caller {
   project: ProjectId;
   keyKind: KeyKind;
   auth: AuthInfo | null;
+  /** Who the request's queries are for (fair share when they wait for capacity); anonymous when absent. */
+  client?: QueryClient;
 }
 
 export function accessContext(caller: Caller, now: Date): AccessContext {

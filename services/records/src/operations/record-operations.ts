@@ -184,6 +184,7 @@ export class RecordOperations {
       limit: q.limit + 1,
       maxBytes: this.limits.maxPageBytes,
       timeoutMs: this.limits.queryTimeoutMs,
+      client: caller.client,
       ...(q.after ? { after: q.after } : {}),
     });
     const records = rows.slice(0, q.limit);
@@ -206,6 +207,7 @@ export class RecordOperations {
               direction: 'asc',
               limit: 1,
               timeoutMs: this.limits.queryTimeoutMs,
+              client: caller.client,
             })
           )[0] ?? null);
     if (!found) throw new NotFoundError(`Record "${id}" does not exist.`, { id });

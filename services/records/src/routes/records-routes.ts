@@ -6,6 +6,7 @@ import { Router, type Request, type Response } from 'express';
 import { requestContext, sendJson } from '@plinth/shared';
 import type { AuthInfo } from '../domain/access-policy';
 import { assertUserTokenHeader } from './user-token-header';
+import { queryClient } from './query-client';
 import type { Caller } from '../operations/caller';
 import type { CollectionOperations } from '../operations/collection-operations';
 import type { RecordImport } from '../operations/record-import';
@@ -58,6 +59,11 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
     if (rateLimits) await (auth ? rateLimits.user(res, auth.uid) : rateLimits.anonymous(res));
     return { project: ctx.project, keyKind: ctx.keyKind, auth };
   }
+  /** A caller whose queries wait for capacity in their own share, and are dropped if the client goes. */
+  async function querying(req: Request, res: Response): Promise<Caller> {
+    const c = await caller(req, res);
+    return { ...c, client: queryClient(req, res, c.keyKind, c.auth) };
+  }
   /** Collection operations read no user token: the request counts as anonymous if it had one. */
   const keyOnly = async (res: Response): Promise<Caller> => {
     const ctx = requestContext(res);
@@ -68,10 +74,10 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
   // The record routes first, the hottest first: express tries the routes in order, and each
   // route passed over costs a path match. No two routes match the same method and path.
   router.get(RECORD, async (req, res) => {
-    sendJson(req, res, 200, { record: await records.get(await caller(req, res), param(req, 'collection'), param(req, 'id')) });
+    sendJson(req, res, 200, { record: await records.get(await querying(req, res), param(req, 'collection'), param(req, 'id')) });
   });
   router.get(RECORDS, async (req, res) => {
-    sendJson(req, res, 200, await records.query(await caller(req, res), param(req, 'collection'), req.query));
+    sendJson(req, res, 200, await records.query(await querying(req, res), param(req, 'collection'), req.query));
   });
   router.post(RECORDS, async (req, res) => {
     const created = await records.create(await caller(req, res), param(req, 'collection'), req.body, req.get('idempotency-key'));
@@ -117,7 +123,7 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
   });
 
   router.post(`${COLLECTION}/subscribe`, async (req, res) => {
-    sendJson(req, res, 200, { subscription: await records.subscribe(await caller(req, res), param(req, 'collection'), req.body) });
+    sendJson(req, res, 200, { subscription: await records.subscribe(await querying(req, res), param(req, 'collection'), req.body) });
   });
   return router;
 }

@@ -33,6 +33,22 @@ export interface RecordQuery {
    * a PlinthError `unavailable` (details.reason `query_timeout`).
    */
   timeoutMs?: number;
+  /**
+   * Who asks (fair share between callers; see QueryClient). The time a query waits for capacity
+   * counts against `timeoutMs`; a query that cannot be admitted in time rejects with
+   * OverloadedError (503 `overloaded`, Retry-After).
+   */
+  client?: QueryClient;
+}
+
+/**
+ * Who a query is for, the unit of fair share when queries wait for capacity: `id` names the
+ * caller within the project (a user, an anonymous client address, the secret key), and `signal`
+ * aborts when the client has gone, so a query still waiting is dropped before it starts.
+ */
+export interface QueryClient {
+  id: string;
+  signal?: AbortSignal;
 }
 
 /** Claim on an `Idempotency-Key` for one record creation. */

@@ -10,7 +10,7 @@ import { startTestPlinth, type TestPlinth, type TestProject } from '@plinth/gate
 
 const TIMEOUT_MS = 1500;
 const ITEMS = 20_000;
-const RECORDS = 60;
+const RECORDS = 150;
 
 let base: string;
 
@@ -35,7 +35,7 @@ describe.each([
     t = await startTestPlinth({ env: { PLINTH_QUERY_TIMEOUT_MS: String(TIMEOUT_MS), PLINTH_MAX_LIST_ITEMS: String(ITEMS), ...env } });
     base = await t.url();
     const p = `/v1/projects/${t.project.id}`;
-    expect((await call('POST', `${p}/collections`, t.project.secretKey, { name: 'heavy', fields: { tags: { type: 'list' } } })).status).toBe(201);
+    expect((await call('POST', `${p}/collections`, t.project.secretKey, { name: 'heavy', fields: { tags: { type: 'list' }, rank: { type: 'number' } } })).status).toBe(201);
     const tags = Array.from({ length: ITEMS }, (_, i) => i);
     for (let i = 0; i < RECORDS; i++) expect((await call('POST', `${p}/collections/heavy/records`, t.project.secretKey, { data: { tags } })).status).toBe(201);
 
@@ -50,9 +50,10 @@ describe.each([
   it('while a heavy query runs, /healthz and another project’s reads answer first; the heavy query ends with 503 query_timeout', async () => {
     const finished: string[] = [];
     const track = <T>(name: string, p: Promise<T>): Promise<T> => p.then((r) => (finished.push(name), r));
-    // 100 values absent from every list: each of the 60 rows compares 20 000 items against all of them.
-    const where = encodeURIComponent(JSON.stringify([['tags', 'array-contains-any', Array.from({ length: 100 }, (_, i) => -1 - i)]]));
-    const heavy = track('heavy', call('GET', `/v1/projects/${t.project.id}/collections/heavy/records?where=${where}&limit=10`, t.project.secretKey));
+    // 30 values at the end of every list, in an order no index serves: every one of the 150 rows
+    // reads its 20 000 items 30 times before the rows can be sorted.
+    const where = encodeURIComponent(JSON.stringify(Array.from({ length: 30 }, (_, j) => ['tags', 'array-contains', ITEMS - 1 - j])));
+    const heavy = track('heavy', call('GET', `/v1/projects/${t.project.id}/collections/heavy/records?where=${where}&orderBy=rank&limit=10`, t.project.secretKey));
     // Let the heavy query reach the database (on a blocked event loop this timer itself waits).
     await new Promise((r) => setTimeout(r, 300));
     const o = `/v1/projects/${other.id}/collections/notes/records`;

@@ -4,7 +4,7 @@
  * compare-and-set is one findOneAndUpdate with the version in the filter; an insert with an
  * idempotency key is one transaction (claim + insert), so it needs a replica set.
  */
-import { ConflictError, ensureMongoIndex, MONGO_MAJORITY, NotFoundError, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
+import { AdmissionQueue, ConflictError, ensureMongoIndex, MONGO_MAJORITY, NotFoundError, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
 import type { Db, Document, TransactionOptions, WriteConcernSettings } from 'mongodb';
 import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
@@ -28,6 +28,12 @@ export interface MongoRecordStoreOptions {
    * request is a 503 and nothing changes. Default 20000 (under the gateway's 30 s proxy timeout).
    */
   indexBuildTimeMs?: number;
+  /**
+   * Queries running at once per process (default 32; a project may hold half, a caller a
+   * quarter), and the bounds of the queue in front of them (default 100 waiting, 1000 ms): past
+   * them a query is refused with 503 overloaded + Retry-After. The wait counts against its budget.
+   */
+  admission?: { concurrency?: number; maxQueued?: number; maxWaitMs?: number };
 }
 
 interface IdempotencyDocument {
@@ -55,6 +61,8 @@ export class MongoRecordStore implements RecordStore {
   private readonly queryTimeMs: number;
   private readonly collections: MongoCollections;
   private readonly transactionOptions: TransactionOptions;
+  /** Fair, bounded admission of queries (AdmissionQueue): one caller cannot take every connection. */
+  private readonly admission: AdmissionQueue;
 
   /** `onClose` runs on close() (releases the connection when the store owns it). */
   constructor(
@@ -66,6 +74,17 @@ export class MongoRecordStore implements RecordStore {
     this.queryTimeMs = options.queryTimeMs ?? 5_000;
     this.collections = new MongoCollections(db, this.majority, options.indexBuildTimeMs ?? 20_000);
     this.transactionOptions = transactionOptions(options.commitTimeMs, this.majority);
+    const concurrency = options.admission?.concurrency ?? 32;
+    const maxQueued = options.admission?.maxQueued ?? 100;
+    this.admission = new AdmissionQueue({
+      name: 'queries',
+      concurrency,
+      maxQueued,
+      maxQueuedPerCaller: Math.max(1, Math.floor(maxQueued / 2)),
+      maxWaitMs: options.admission?.maxWaitMs ?? 1000,
+      maxRunningPerProject: Math.max(1, Math.ceil(concurrency / 2)),
+      maxRunningPerCaller: Math.max(1, Math.ceil(concurrency / 4)),
+    });
   }
 
   /** Connects through the process' shared client and creates the service's own indexes. */
@@ -256,6 +275,15 @@ export class MongoRecordStore implements RecordStore {
 
   /** At most `limit` records, stopping early after the one that reaches `maxBytes` (the page budget). */
   async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
+    const budget = query.timeoutMs ?? this.queryTimeMs;
+    const client = query.client ?? { id: 'anonymous' };
+    return this.admission.run({ project, caller: client.id, signal: client.signal, maxWaitMs: budget }, ({ waitedMs }) =>
+      // The server's time limit is what is left of the budget after the wait (at least 1 ms).
+      this.runQuery(project, collection, { ...query, timeoutMs: Math.max(1, Math.floor(budget - waitedMs)) }, budget),
+    );
+  }
+
+  private async runQuery(project: ProjectId, collection: Collection, query: RecordQuery, budget: number): Promise<RecordDoc[]> {
     const records: RecordDoc[] = [];
     let bytes = 0;
     try {
@@ -268,7 +296,7 @@ export class MongoRecordStore implements RecordStore {
       }
     } catch (err) {
       // MaxTimeMSExpired: the server stopped the query at its time budget.
-      if (isTimeLimit(err)) throw queryTimeout(query.timeoutMs ?? this.queryTimeMs);
+      if (isTimeLimit(err)) throw queryTimeout(budget);
       throw err;
     }
     return records;
@@ -284,6 +312,7 @@ export class MongoRecordStore implements RecordStore {
   }
 
   async close(): Promise<void> {
+    this.admission.close();
     await this.onClose();
   }
 }

@@ -1,27 +1,35 @@
 /**
  * Where a query's SELECTs run, stopped by its time budget (`plinth_budget`, checked on every
- * row): on the main connection, that is the event loop, or on a reader thread
- * (sqlite-readers.ts). Without readers, or for a query pinned to one id, on the event loop.
- * With readers, a query first runs on the event loop for the InlineQueryBudget's slice and, if
- * it has not finished by then, again on a reader.
+ * row): on the main connection, that is the event loop, or on a reader thread, admitted by the
+ * query lanes (sqlite-query-lanes.ts: bounded queues, fair turns, a heavy lane). Without readers,
+ * or for a query pinned to one id, on the event loop. With readers, a query first runs on the
+ * event loop for the InlineQueryBudget's slice and, if it has not finished by then, again on a
+ * reader; a query of a shape known to be heavy, or with many values, goes to the readers at once.
  */
 import type { Statement } from 'better-sqlite3';
-import type { SqliteDatabase } from '@plinth/shared';
-import type { RecordQuery } from '../record-store';
+import { UnavailableError, type SqliteDatabase } from '@plinth/shared';
+import type { QueryClient, RecordQuery } from '../record-store';
 import { InlineQueryBudget } from './inline-query-budget';
 import { BUDGET_FUNCTION, TIMEOUT_MARK, runQueryJob, type QueryJob, type RawRow } from './sqlite-query-job';
-import type { SqliteReaders } from './sqlite-readers';
+import { isTimeout, type SqliteQueryLanes } from './sqlite-query-lanes';
 
-/** A query pinned to one id (the rule-filtered get): cheap enough for the event loop. */
+/**
+ * A query with more bound values than this is not run on the event loop, not even one pinned to
+ * an id: preparing its SQL there could cost more than a slice (readers prepare on their own thread).
+ */
+const MAX_INLINE_VALUES = 100;
+
+/** A query pinned to one id (the rule-filtered get): cheap enough for the event loop, unless it has many values. */
 export function isPointQuery(query: RecordQuery): boolean {
   const p = query.predicate;
   const first = typeof p === 'object' && p !== null && !Array.isArray(p) && 'and' in p ? p.and[0] : p;
   return Array.isArray(first) && first[0] === 'id' && first[1] === '==';
 }
 
-function isTimeout(err: unknown): boolean {
-  const message = typeof err === 'object' && err !== null ? (err as { message?: unknown }).message : undefined;
-  return typeof message === 'string' && message.includes(TIMEOUT_MARK);
+function valueCount(job: QueryJob): number {
+  let n = 0;
+  for (const run of job.runs) n += run.params.length;
+  return n;
 }
 
 export class SqliteQueryRunner {
@@ -32,7 +40,7 @@ export class SqliteQueryRunner {
     db: SqliteDatabase,
     /** The main connection's statement cache. */
     private readonly prepared: (sql: string) => Statement,
-    private readonly readers: SqliteReaders | null,
+    private readonly lanes: SqliteQueryLanes | null,
     private readonly inline: InlineQueryBudget = new InlineQueryBudget({ sliceMs: 0 }),
   ) {
     db.function(BUDGET_FUNCTION, { deterministic: false, varargs: true }, () => {
@@ -41,11 +49,19 @@ export class SqliteQueryRunner {
     });
   }
 
-  /** The rows of `job`; rejects with the SQL error, or one carrying TIMEOUT_MARK past `timeoutMs`. */
-  async run(job: QueryJob, timeoutMs: number, point: boolean): Promise<RawRow[]> {
-    const readers = this.readers;
-    if (!readers || point) return this.runInline(job, timeoutMs);
-    if (!this.inline.allows()) return readers.run(job, timeoutMs);
+  /**
+   * The rows of `job` for `client` of `project`; rejects with the SQL error, one carrying
+   * TIMEOUT_MARK past `timeoutMs` (queue time included), or OverloadedError when not admitted.
+   */
+  async run(project: string, client: QueryClient | undefined, job: QueryJob, timeoutMs: number, point: boolean): Promise<RawRow[]> {
+    const lanes = this.lanes;
+    const many = valueCount(job) > MAX_INLINE_VALUES;
+    if (!lanes || (point && !many)) {
+      // Nothing waits here (the query runs now, on this thread), but a client that has gone is not served.
+      if (client?.signal?.aborted) throw new UnavailableError('The client went away.');
+      return this.runInline(job, timeoutMs);
+    }
+    if (many || !this.inline.allows() || lanes.isHeavy(job)) return lanes.run(project, client, job, timeoutMs);
     // A slice on the event loop first; a query that needs more runs again on a reader.
     const slice = this.inline.sliceMs;
     if (timeoutMs <= slice) return this.runInline(job, timeoutMs);
@@ -56,7 +72,7 @@ export class SqliteQueryRunner {
       if (!isTimeout(err)) throw err;
       const spent = Date.now() - started;
       this.inline.overran(spent);
-      return readers.run(job, timeoutMs - spent);
+      return lanes.run(project, client, job, timeoutMs - spent);
     }
   }
 
@@ -71,6 +87,6 @@ export class SqliteQueryRunner {
   }
 
   async close(): Promise<void> {
-    await this.readers?.close();
+    await this.lanes?.close();
   }
 }

@@ -23,7 +23,7 @@ import { fieldExpr, type SqlValue } from './sqlite-predicate';
 import { firstTaken, translateUnique } from './sqlite-unique';
 import { querySql } from './sqlite-query-sql';
 import { TIMEOUT_MARK, type QueryJob, type RawRow } from './sqlite-query-job';
-import { SqliteReaders } from './sqlite-readers';
+import { SqliteQueryLanes, type QueryAdmissionOptions } from './sqlite-query-lanes';
 import { InlineQueryBudget } from './inline-query-budget';
 import { SqliteQueryRunner, isPointQuery } from './sqlite-query-runner';
 import { SqliteIdempotencyKeys } from './sqlite-idempotency-keys';
@@ -34,8 +34,13 @@ import { queryTimeout } from '../query-timeout';
 type RecordRow = RawRow;
 
 export interface SqliteRecordStoreOptions {
-  /** Reader threads that run queries off the event loop (0 or `:memory:`: on the event loop). */
+  /**
+   * Reader threads that run queries off the event loop, in each of the two query lanes
+   * (sqlite-query-lanes.ts; 0 or `:memory:`: on the event loop).
+   */
   readers?: number;
+  /** Bounds of the queues in front of the readers. */
+  admission?: QueryAdmissionOptions;
   /**
    * With readers: how long a query runs on the event loop first, in ms, before it moves to a
    * reader (inline-query-budget.ts). Default 0: every query goes to a reader.
@@ -129,21 +134,21 @@ export class SqliteRecordStore implements RecordStore {
 
   constructor(
     private readonly db: SqliteDatabase,
-    readers: SqliteReaders | null = null,
+    lanes: SqliteQueryLanes | null = null,
     inline = new InlineQueryBudget({ sliceMs: 0 }),
   ) {
     db.exec(SCHEMA);
     this.keys = new SqliteIdempotencyKeys(db);
     this.writes = new WriteRetry(db);
     this.batch = new SqliteWriteBatch(db, this.writes);
-    this.queries = new SqliteQueryRunner(db, (sql) => this.prepared(sql), readers, inline);
+    this.queries = new SqliteQueryRunner(db, (sql) => this.prepared(sql), lanes, inline);
   }
 
   /** Opens (creating) the database file; `:memory:` for tests. */
   static open(file: string, opts: SqliteRecordStoreOptions = {}): SqliteRecordStore {
     const db = openSqlite(file);
-    const readers = file !== ':memory:' && (opts.readers ?? 0) > 0 ? new SqliteReaders(file, opts.readers as number) : null;
-    return new SqliteRecordStore(db, readers, new InlineQueryBudget({ sliceMs: opts.inlineQueryMs ?? 0 }));
+    const lanes = file !== ':memory:' && (opts.readers ?? 0) > 0 ? new SqliteQueryLanes(file, opts.readers as number, opts.admission) : null;
+    return new SqliteRecordStore(db, lanes, new InlineQueryBudget({ sliceMs: opts.inlineQueryMs ?? 0 }));
   }
 
   async listCollections(project: ProjectId): Promise<Collection[]> {
@@ -383,14 +388,14 @@ export class SqliteRecordStore implements RecordStore {
     });
     let rows: RawRow[];
     try {
-      rows = await this.queries.run(job(false), timeoutMs, point);
+      rows = await this.queries.run(project, query.client, job(false), timeoutMs, point);
     } catch (err) {
       const message = messageOf(err);
       if (message.includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
       if (NO_SUCH_TABLE.test(message)) throw tableGone(collection, err);
       if (!MALFORMED_JSON.test(message)) throw err;
       try {
-        rows = await this.queries.run(job(true), timeoutMs, point);
+        rows = await this.queries.run(project, query.client, job(true), timeoutMs, point);
       } catch (again) {
         if (messageOf(again).includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
         throw again;
