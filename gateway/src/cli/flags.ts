@@ -16,6 +16,7 @@ export const OPTIONS = {
   search: { type: 'string' },
   out: { type: 'string', short: 'o' },
   'dry-run': { type: 'boolean' },
+  'allow-data-loss': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -30,6 +31,7 @@ export interface Flags extends ConnectionFlags {
   search?: string;
   out?: string;
   'dry-run'?: boolean;
+  'allow-data-loss'?: string;
   help?: boolean;
   version?: boolean;
 }
