@@ -69,12 +69,16 @@ Needs the project's secret key.
 Needs the project's secret key, and Auth enabled on the project.
 `,
   apply: `Usage:
-  plinth apply [plinth.schema.json] [--dry-run]
+  plinth apply [plinth.schema.json] [--dry-run] [--allow-data-loss c.field,collection]
 Creates and updates the project's collections so their fields and rules match the file
-{"collections": {"<name>": {"fields": {...}, "rules": {...}}}}, printing each change.
-Fields and rules missing from the file are removed from that collection (a removed field's
-values are deleted). Collections missing from the file are left alone. --dry-run prints the
-changes and makes none. Needs the project's secret key.
+{"collections": {"<name>": {"fields": {...}, "rules": {...}} | null}}, printing the plan first.
+Fields and rules missing from the file are removed from that collection; a collection set to
+null is deleted; collections missing from the file are left alone. Everything is checked before
+anything changes (fields and rules as the server would check them, type changes), and deleting a
+field or collection that holds data is refused unless --allow-data-loss names it. --dry-run runs
+the same checks, prints the plan and changes nothing. If a step fails half-way, fix the cause and
+run apply again: it plans from the project's current state and completes the rest.
+Needs the project's secret key.
 `,
   pull: `Usage:
   plinth pull [plinth.schema.json | -]
