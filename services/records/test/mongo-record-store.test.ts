@@ -4,6 +4,7 @@ import { asProjectId, type Collection, type RecordDoc } from '@plinth/shared';
 import { createMingoDb } from '@plinth/shared/testing/mingo-db';
 import { MongoRecordStore } from '../src/store/mongo/mongo-record-store';
 import type { RecordQuery } from '../src/store/record-store';
+import { describeAggregateContract } from './aggregate.contract';
 import { describeFieldRemovalContract } from './field-removal.contract';
 import { describeRecordStoreContract } from './record-store.contract';
 
@@ -14,6 +15,11 @@ describeRecordStoreContract('mongo adapter on mingo', async () => {
   return store;
 });
 describeFieldRemovalContract('mongo adapter on mingo', async () => {
+  const store = new MongoRecordStore(createMingoDb());
+  await store.init();
+  return store;
+});
+describeAggregateContract('mongo adapter on mingo', async () => {
   const store = new MongoRecordStore(createMingoDb());
   await store.init();
   return store;
@@ -40,6 +46,7 @@ if (!MONGO_URL) {
 } else {
   describeRecordStoreContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
   describeFieldRemovalContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
+  describeAggregateContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
 
   describe('query plans on real MongoDB (MONGO_URL)', () => {
     const P = asProjectId('explain');

@@ -93,3 +93,23 @@ it('a field that is not indexed is scanned (the check above can fail)', () => {
   expect(plan(['note', '==', 'x'], 'id')).toMatch(/SCAN rec_plan-test_tasks/);
   expect(plan(true, 'note')).toMatch(/TEMP B-TREE/);
 });
+
+describe('a count whose where is on indexed fields reads no record bodies', () => {
+  const count = (predicate: Predicate): string => store.explainAggregate(P, TASKS, { predicate, sum: [], avg: [] }).join('\n');
+
+  it.each<[string, Predicate]>([
+    ['equality', ['owner', '==', 'u1']],
+    ['a range', ['priority', '>', 3]],
+    ['in', ['owner', 'in', ['u1', 'u2']]],
+  ])('%s: a covering index search', (_label, predicate) => {
+    const p = count(predicate);
+    expect(p).toMatch(/SEARCH rec_plan-test_tasks USING COVERING INDEX (ix|ic|ux):/);
+    expect(p).not.toMatch(/SCAN rec_plan-test_tasks/);
+  });
+
+  it('a sum reads the bodies (the summed field is not in the index)', () => {
+    const p = store.explainAggregate(P, TASKS, { predicate: ['owner', '==', 'u1'], sum: ['priority'], avg: [] }).join('\n');
+    expect(p).toMatch(/SEARCH rec_plan-test_tasks USING INDEX/);
+    expect(p).not.toMatch(/COVERING/);
+  });
+});

@@ -3,11 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { asProjectId, type Collection } from '@plinth/shared';
 import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
+import { describeAggregateContract } from './aggregate.contract';
 import { describeFieldRemovalContract } from './field-removal.contract';
 import { describeRecordStoreContract } from './record-store.contract';
 
 describeRecordStoreContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
 describeFieldRemovalContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
+describeAggregateContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -24,6 +26,7 @@ function tempFile(): string {
 describeRecordStoreContract('sqlite (file, a reader thread, 2 ms on the event loop first)', async () =>
   SqliteRecordStore.open(tempFile(), { readers: 1, inlineQueryMs: 2 }),
 );
+describeAggregateContract('sqlite (file, a reader thread)', async () => SqliteRecordStore.open(tempFile(), { readers: 1 }));
 
 describe('a query that needs more than its slice on the event loop', () => {
   const p = asProjectId('inline-test');

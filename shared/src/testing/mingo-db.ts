@@ -32,7 +32,7 @@ import { MongoInvalidArgumentError, MongoServerError, type Db, type Document } f
 import { clone, getPath, sameBytes, toStored, utf8Ordered, withId } from './mingo-bson';
 import { FakeCursor, type Sort } from './mingo-cursor';
 import { SERVER_QUERY_OPTIONS, serverFilter } from './mingo-filter';
-import { Query, find as mingoFind, update as mingoUpdate } from 'mingo';
+import { Aggregator, Query, find as mingoFind, update as mingoUpdate } from 'mingo';
 import { FakeSession, MingoControl, registerControl, type FaultOp } from './mingo-faults';
 import { admitIndex, namespaceNotFound, requireIndexedPlan, runIndexBuild, type BuildOptions } from './mingo-server';
 
@@ -293,6 +293,17 @@ export class FakeCollection {
     if (opts.limit) c.limit(opts.limit);
     if (opts.projection) c.project(opts.projection);
     return c;
+  }
+  /** A pipeline whose first stage is `$match` (evaluated as find's filter is); the rest by mingo. */
+  aggregate(pipeline: Document[], opts: FindOptions = {}): { toArray(): Promise<Doc[]> } {
+    const [match, ...rest] = pipeline;
+    if (!match || !('$match' in match)) throw new Error('mingo stand-in: an aggregation starts with $match');
+    return {
+      toArray: async () => {
+        const session = await this.enter('find', opts);
+        return new Aggregator(rest).run(this.matching(match.$match as Filter, this.visible(session)).map(clone)) as Doc[];
+      },
+    };
   }
   async countDocuments(filter: Filter = {}, opts: FindOptions = {}): Promise<number> {
     const session = await this.enter('find', opts);

@@ -1,6 +1,7 @@
 /**
  * The query parameters of `GET …/records` (DESIGN.md §5): where, orderBy, direction (asc|desc,
- * default asc), limit (default 50, 1–1000) and cursor; any other parameter is a 400. Default order: created_at ascending;
+ * default asc), limit (default 50, 1–1000), cursor and count (true: the answer also has `total`,
+ * the number of records the whole query matches); any other parameter is a 400. Default order: created_at ascending;
  * every order is tie-broken by id.
  */
 import { InvalidRequestError, type Collection, type Predicate } from '@plinth/shared';
@@ -10,18 +11,20 @@ import { isOrderable, parseWhere } from './where';
 
 export const DEFAULT_LIMIT = 50;
 /** Every query parameter the list endpoint reads; any other is a 400, never silently ignored. */
-export const LIST_PARAMETERS: readonly string[] = ['where', 'orderBy', 'direction', 'limit', 'cursor'];
+export const LIST_PARAMETERS: readonly string[] = ['where', 'orderBy', 'direction', 'limit', 'cursor', 'count'];
 export const MAX_LIMIT = 1000;
 
 export interface ListQuery {
   shape: QueryShape;
   limit: number;
   after?: KeysetPosition;
+  /** `count=true`: also count every record the query matches (the page's `total`). */
+  count: boolean;
 }
 
-type RawParams = { [name: string]: unknown };
+export type RawParams = { [name: string]: unknown };
 
-function single(params: RawParams, name: string): string | undefined {
+export function single(params: RawParams, name: string): string | undefined {
   const v = params[name];
   if (v === undefined) return undefined;
   if (typeof v !== 'string') throw new InvalidRequestError(`"${name}" must be given once.`, { parameter: name });
@@ -37,20 +40,28 @@ function parseLimit(raw: string | undefined): number {
   return n;
 }
 
-/** 400 naming the first parameter the list endpoint does not know (`?wher=` would otherwise return everything). */
-function refuseUnknownParameters(params: RawParams): void {
+/** 400 naming the first parameter the endpoint does not know (`?wher=` would otherwise return everything). */
+export function refuseUnknownParameters(params: RawParams, known: readonly string[]): void {
   for (const name of Object.keys(params)) {
-    if (LIST_PARAMETERS.includes(name)) continue;
+    if (known.includes(name)) continue;
     const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name;
-    throw new InvalidRequestError(`Unknown query parameter "${shown}"; this endpoint takes ${LIST_PARAMETERS.join(', ')}.`, {
+    throw new InvalidRequestError(`Unknown query parameter "${shown}"; this endpoint takes ${known.join(', ')}.`, {
       parameter: shown,
-      known: LIST_PARAMETERS,
+      known,
     });
   }
 }
 
+/** `count` (or another flag): true or false, default false. */
+export function parseFlag(params: RawParams, name: string): boolean {
+  const raw = single(params, name);
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new InvalidRequestError(`"${name}" must be true or false.`, { parameter: name });
+}
+
 export function parseListQuery(collection: Collection, params: RawParams): ListQuery {
-  refuseUnknownParameters(params);
+  refuseUnknownParameters(params, LIST_PARAMETERS);
   const where: Predicate = parseWhere(collection, params.where);
   const orderBy = single(params, 'orderBy') ?? 'created_at';
   if (!isOrderable(collection, orderBy)) {
@@ -64,8 +75,9 @@ export function parseListQuery(collection: Collection, params: RawParams): ListQ
     throw new InvalidRequestError('"direction" must be asc or desc.', { parameter: 'direction' });
   }
   const limit = parseLimit(single(params, 'limit'));
+  const count = parseFlag(params, 'count');
   const shape: QueryShape = { collection: collection.name, where, orderBy, direction };
   const cursor = single(params, 'cursor');
-  if (cursor === undefined || cursor === '') return { shape, limit };
-  return { shape, limit, after: decodeCursor(shape, cursor, collection) };
+  if (cursor === undefined || cursor === '') return { shape, limit, count };
+  return { shape, limit, count, after: decodeCursor(shape, cursor, collection) };
 }

@@ -17,6 +17,7 @@ import { fingerprint } from '../domain/canonical-json';
 import { refuseUnknownKeys } from '../domain/collection-definition';
 import { encodeCursor } from '../domain/cursor';
 import { parseListQuery, type ListQuery } from '../domain/list-query';
+import { parseAggregateQuery } from '../domain/aggregate-query';
 import { mergeData, validateNewData } from '../domain/record-data';
 import { splitRecord } from '../store/record-shape';
 import type { IdempotencyClaim, RecordStore, SortDirection } from '../store/record-store';
@@ -38,6 +39,15 @@ const WRITE_ATTEMPTS = 5;
 export interface Page {
   records: RecordDoc[];
   cursor: string | null;
+  /** With `count=true`: how many records the whole query matches (not only this page). */
+  total?: number;
+}
+
+/** The answer of `GET …/aggregate`: only what was asked for. */
+export interface Aggregates {
+  count?: number;
+  sum?: { [field: string]: number };
+  avg?: { [field: string]: number | null };
 }
 
 /** The answer of `POST …/subscribe`. */
@@ -121,8 +131,34 @@ export class RecordOperations {
   async query(caller: Caller, name: string, params: { [k: string]: unknown }): Promise<Page> {
     const collection = await this.collections.load(caller.project, name);
     const q = parseListQuery(collection, params);
-    const residual = this.readFilter(caller, collection);
-    return this.page(caller, collection, q, andP(q.shape.where, residual));
+    const predicate = andP(q.shape.where, this.readFilter(caller, collection));
+    if (!q.count) return this.page(caller, collection, q, predicate);
+    const [page, counted] = await Promise.all([
+      this.page(caller, collection, q, predicate),
+      this.store.aggregateRecords(caller.project, collection, { predicate, sum: [], avg: [], timeoutMs: this.limits.queryTimeoutMs }),
+    ]);
+    return { ...page, total: counted.count };
+  }
+
+  /**
+   * `GET …/aggregate`: count, sums and means over exactly the records a list with the same where
+   * would return to this caller (the where AND the read rule's residual), in one store query.
+   */
+  async aggregate(caller: Caller, name: string, params: { [k: string]: unknown }): Promise<Aggregates> {
+    const collection = await this.collections.load(caller.project, name);
+    const a = parseAggregateQuery(collection, params);
+    const predicate = andP(a.where, this.readFilter(caller, collection));
+    const result = await this.store.aggregateRecords(caller.project, collection, {
+      predicate,
+      sum: a.sum,
+      avg: a.avg,
+      timeoutMs: this.limits.queryTimeoutMs,
+    });
+    return {
+      ...(a.count ? { count: result.count } : {}),
+      ...(a.sum.length > 0 ? { sum: result.sum } : {}),
+      ...(a.avg.length > 0 ? { avg: result.avg } : {}),
+    };
   }
 
   /**

@@ -122,6 +122,10 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
     sendJson(req, res, 200, await simulation.validate(await keyOnly(res), param(req, 'collection'), req.body));
   });
 
+  router.get(`${COLLECTION}/aggregate`, async (req, res) => {
+    sendJson(req, res, 200, await records.aggregate(await caller(req, res), param(req, 'collection'), req.query));
+  });
+
   router.post(`${COLLECTION}/subscribe`, async (req, res) => {
     sendJson(req, res, 200, { subscription: await records.subscribe(await querying(req, res), param(req, 'collection'), req.body) });
   });

@@ -51,6 +51,31 @@ export interface QueryClient {
   signal?: AbortSignal;
 }
 
+/**
+ * A validated aggregate over the records matching `predicate` (the client's where AND the read
+ * rule's residual, like a list). `sum` and `avg` name number or integer fields (the service has
+ * checked); an empty list asks for none.
+ */
+export interface AggregateQuery {
+  predicate: Predicate;
+  sum: readonly string[];
+  avg: readonly string[];
+  /** Time budget, as RecordQuery.timeoutMs. */
+  timeoutMs?: number;
+  /** Who asks, as RecordQuery.client: aggregates wait for capacity in the same fair share. */
+  client?: QueryClient;
+}
+
+/**
+ * The answer of an aggregate: `count` of the matching records; per field, the sum of its numeric
+ * values (missing and null skipped; 0 when there are none) and their mean (null when none).
+ */
+export interface AggregateResult {
+  count: number;
+  sum: { [field: string]: number };
+  avg: { [field: string]: number | null };
+}
+
 /** Claim on an `Idempotency-Key` for one record creation. */
 export interface IdempotencyClaim {
   key: string;
@@ -149,6 +174,12 @@ export interface RecordStore {
    * after every value descending. Both adapters return identical results for identical data.
    */
   queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]>;
+  /**
+   * Count, sums and means over the records matching `query.predicate`, in one query admitted and
+   * bounded like queryRecords. A count alone reads no record bodies where the predicate is
+   * served by indexes. Both adapters return identical results for identical data.
+   */
+  aggregateRecords(project: ProjectId, collection: Collection, query: AggregateQuery): Promise<AggregateResult>;
 
   /** Throws when the backing database is unreachable (drives /readyz). */
   ping(): Promise<void>;

@@ -6,7 +6,8 @@
  */
 import { AdmissionQueue, ConflictError, ensureMongoIndex, MONGO_MAJORITY, NotFoundError, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
 import type { Db, Document, TransactionOptions, WriteConcernSettings } from 'mongodb';
-import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
+import type { AggregateQuery, AggregateResult, CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
+import { aggregatePipeline, aggregateResult } from './mongo-aggregate';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
 import { compileFilter, compileKeyset, fieldPath, keysetBound, sortSpec, type RecordDocument } from './mongo-filter';
@@ -300,6 +301,20 @@ export class MongoRecordStore implements RecordStore {
       throw err;
     }
     return records;
+  }
+
+  /** One aggregation pipeline (mongo-aggregate.ts), stopped by the server at the time budget. */
+  async aggregateRecords(project: ProjectId, collection: Collection, query: AggregateQuery): Promise<AggregateResult> {
+    const budget = query.timeoutMs ?? this.queryTimeMs;
+    try {
+      const [group] = await this.records(project, collection.name)
+        .aggregate(aggregatePipeline(collection, query), { maxTimeMS: budget })
+        .toArray();
+      return aggregateResult(query, group);
+    } catch (err) {
+      if (isTimeLimit(err)) throw queryTimeout(budget);
+      throw err;
+    }
   }
 
   /** The server's plan and execution statistics of `query` (operators and tests check index use). */

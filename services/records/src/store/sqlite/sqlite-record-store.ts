@@ -16,12 +16,13 @@ import {
   type RecordDoc,
   type SqliteDatabase,
 } from '@plinth/shared';
-import type { CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
+import type { AggregateQuery, AggregateResult, CollectionChange, IdempotencyClaim, InsertResult, QueryClient, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
 import { fieldExpr, type SqlValue } from './sqlite-predicate';
 import { firstTaken, translateUnique } from './sqlite-unique';
 import { querySql } from './sqlite-query-sql';
+import { aggregateResult, aggregateSql } from './sqlite-aggregate-sql';
 import { TIMEOUT_MARK, type QueryJob, type RawRow } from './sqlite-query-job';
 import { SqliteQueryLanes, type QueryAdmissionOptions } from './sqlite-query-lanes';
 import { InlineQueryBudget } from './inline-query-budget';
@@ -29,7 +30,6 @@ import { SqliteQueryRunner, isPointQuery } from './sqlite-query-runner';
 import { SqliteIdempotencyKeys } from './sqlite-idempotency-keys';
 import { SqliteWriteBatch } from './sqlite-write-batch';
 import { queryTimeout } from '../query-timeout';
-
 
 type RecordRow = RawRow;
 
@@ -379,29 +379,55 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
-    const timeoutMs = query.timeoutMs ?? Infinity;
-    const point = isPointQuery(query);
-    const job = (tolerant: boolean): QueryJob => ({
+    const rows = await this.runJob(project, query.client, collection, query.timeoutMs, isPointQuery(query), (tolerant) => ({
       runs: this.querySql(project, collection, query, tolerant),
       limit: query.limit,
       maxBytes: query.maxBytes ?? Infinity,
-    });
-    let rows: RawRow[];
+    }));
+    return rows.map(toRecord);
+  }
+
+  /** The aggregate's SELECT (sqlite-aggregate-sql.ts); exposed for EXPLAIN QUERY PLAN. */
+  aggregateSql(project: ProjectId, collection: Collection, query: AggregateQuery, tolerant = false): { sql: string; params: SqlValue[] } {
+    return aggregateSql(recordTable(project, collection.name), collection, query, tolerant);
+  }
+
+  async aggregateRecords(project: ProjectId, collection: Collection, query: AggregateQuery): Promise<AggregateResult> {
+    const rows = await this.runJob(project, query.client, collection, query.timeoutMs, false, (tolerant) => ({
+      runs: [this.aggregateSql(project, collection, query, tolerant)],
+      limit: 1,
+      maxBytes: Infinity,
+    }));
+    return aggregateResult(query, rows[0]);
+  }
+
+  /**
+   * The rows of a job, run where the query runner puts it within `timeoutMs`; a row whose JSON
+   * the SQL JSON functions cannot read makes it run again in its tolerant form.
+   */
+  private async runJob(project: ProjectId, client: QueryClient | undefined, collection: Collection, budgetMs: number | undefined, point: boolean, job: (tolerant: boolean) => QueryJob): Promise<RawRow[]> {
+    const timeoutMs = budgetMs ?? Infinity;
     try {
-      rows = await this.queries.run(project, query.client, job(false), timeoutMs, point);
+      return await this.queries.run(project, client, job(false), timeoutMs, point);
     } catch (err) {
       const message = messageOf(err);
-      if (message.includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
+      if (message.includes(TIMEOUT_MARK)) throw queryTimeout(budgetMs ?? 0);
       if (NO_SUCH_TABLE.test(message)) throw tableGone(collection, err);
       if (!MALFORMED_JSON.test(message)) throw err;
       try {
-        rows = await this.queries.run(project, query.client, job(true), timeoutMs, point);
+        return await this.queries.run(project, client, job(true), timeoutMs, point);
       } catch (again) {
-        if (messageOf(again).includes(TIMEOUT_MARK)) throw queryTimeout(query.timeoutMs ?? 0);
+        if (messageOf(again).includes(TIMEOUT_MARK)) throw queryTimeout(budgetMs ?? 0);
         throw again;
       }
     }
-    return rows.map(toRecord);
+  }
+
+  /** EXPLAIN QUERY PLAN of an aggregate's SELECT, one `detail` line per step. */
+  explainAggregate(project: ProjectId, collection: Collection, query: AggregateQuery): string[] {
+    const { sql, params } = this.aggregateSql(project, collection, query);
+    const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params, 1) as Array<{ detail: string }>;
+    return rows.map((r) => r.detail);
   }
 
   /** EXPLAIN QUERY PLAN of every SELECT of a query, one `detail` line per step. */
