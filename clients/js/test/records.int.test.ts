@@ -94,6 +94,22 @@ describe('@plinth/client records', () => {
     other.close();
   });
 
+  it('count(), aggregate({ sum, avg }) and get({ count: true }) over what the rules let the user read', async () => {
+    const other = createClient({ url: f.url, project: f.project, key: f.pk });
+    const otherUid = (await other.auth.signUp({ email: 'records-count@example.com', password: 'records password' })).user.id;
+    const notes = other.collection<Note>('notes');
+    for (const rank of [1, 2, 6]) await notes.create({ owner: otherUid, rank });
+    await notes.create({ owner: otherUid, body: 'no rank' });
+    expect(await notes.query().count()).toBe(4); // rules narrow the count to this user's records
+    expect(await notes.where('rank', '>', 1).count()).toBe(2);
+    expect(await notes.query().aggregate({ count: true, sum: ['rank'], avg: ['rank'] })).toEqual({ count: 4, sum: { rank: 9 }, avg: { rank: 3 } });
+    const page = await notes.orderBy('rank').limit(2).get({ count: true });
+    expect(page.records).toHaveLength(2);
+    expect(page.total).toBe(4);
+    await expect(notes.query().aggregate({ sum: ['body' as 'rank'] })).rejects.toMatchObject({ status: 400, details: { parameter: 'sum', field: 'body' } });
+    other.close();
+  });
+
   it('without a session the rules refuse: 403 forbidden', async () => {
     const anon = createClient({ url: f.url, project: f.project, key: f.pk });
     await expect(anon.collection('notes').list()).rejects.toMatchObject({ status: 403, code: 'forbidden' });

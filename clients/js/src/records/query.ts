@@ -1,7 +1,7 @@
 import type { CallOptions } from '../transport';
 import type { RecordsContext } from './context';
 import type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './realtime-types';
-import type { Condition, Direction, Page, WhereOp } from './types';
+import type { Aggregates, Condition, Direction, NumberField, Page, WhereOp } from './types';
 
 export interface QuerySpec {
   collection: string;
@@ -34,8 +34,8 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
     return this.with({ limit: n });
   }
 
-  /** One page. Pass the previous page's `cursor` to continue. */
-  async get(opts: CallOptions & { cursor?: string | null } = {}): Promise<Page<T>> {
+  /** One page. Pass the previous page's `cursor` to continue; `count: true` adds `total`. */
+  async get(opts: CallOptions & { cursor?: string | null; count?: boolean } = {}): Promise<Page<T>> {
     const token = await this.ctx.token(opts.signal);
     const s = this.spec;
     return this.ctx.transport.request<Page<T>>({
@@ -47,6 +47,36 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
         direction: s.direction,
         limit: s.limit,
         cursor: opts.cursor ?? undefined,
+        count: opts.count ? 'true' : undefined,
+      },
+      headers: token ? { 'X-Db-User-Token': token } : undefined,
+      signal: opts.signal,
+    });
+  }
+
+  /** How many records this query matches (the read rule applies; `orderBy` and `limit` do not). */
+  async count(opts: CallOptions = {}): Promise<number> {
+    return (await this.aggregate({ count: true }, opts)).count ?? 0;
+  }
+
+  /**
+   * `GET …/aggregate`: the count, and the sums and means of number fields, of the records this
+   * query matches — `aggregate({ count: true, sum: ['price'], avg: ['price'] })`.
+   */
+  async aggregate<S extends NumberField<T> = never, A extends NumberField<T> = never>(
+    spec: { count?: boolean; sum?: readonly S[]; avg?: readonly A[] },
+    opts: CallOptions = {},
+  ): Promise<Aggregates<S, A>> {
+    const token = await this.ctx.token(opts.signal);
+    const s = this.spec;
+    return this.ctx.transport.request<Aggregates<S, A>>({
+      method: 'GET',
+      path: `/collections/${encodeURIComponent(s.collection)}/aggregate`,
+      query: {
+        where: s.where.length ? JSON.stringify(s.where) : undefined,
+        count: spec.count ? 'true' : undefined,
+        sum: spec.sum?.length ? spec.sum.join(',') : undefined,
+        avg: spec.avg?.length ? spec.avg.join(',') : undefined,
       },
       headers: token ? { 'X-Db-User-Token': token } : undefined,
       signal: opts.signal,

@@ -22,6 +22,20 @@ export interface Page<T> {
   records: PlinthRecord<T>[];
   /** Pass back as `get({ cursor })` for the next page; null on the last page. */
   cursor: string | null;
+  /** With `get({ count: true })`: how many records the whole query matches. */
+  total?: number;
+}
+
+/** The number and integer fields of T (any field name when T is not known). */
+export type NumberField<T> = string extends keyof T ? string : { [K in keyof T]-?: NonNullable<T[K]> extends number ? K : never }[keyof T] & string;
+
+/** What `Query.aggregate` answers: only what was asked for. */
+export interface Aggregates<S extends string, A extends string> {
+  count?: number;
+  /** Per field, the sum of its values (missing and null skipped; 0 over nothing). */
+  sum?: Record<S, number>;
+  /** Per field, the mean of its values (missing and null skipped; null over nothing). */
+  avg?: Record<A, number | null>;
 }
 
 /** Supplies the user token for record calls (`X-Db-User-Token`), or null for none. */
