@@ -24,7 +24,7 @@ const BENCH_LIMITS = { PLINTH_RATE_LIMIT_SECRET_KEY: '1000000000' };
 const OWNERS = 1000;
 const FIELDS = { owner: { type: 'text', indexed: true }, title: { type: 'text' }, n: { type: 'integer' } };
 
-interface Target {
+export interface Target {
   label: string;
   url: string;
   /** Headers of one request (direct calls sign each one: a service accepts a credential once). */
@@ -32,7 +32,7 @@ interface Target {
 }
 
 /** Appends records (owner = n % 1000) to the collection in the SQLite file, in one transaction. */
-async function seed(file: string, from: number, to: number): Promise<string[]> {
+export async function seed(file: string, from: number, to: number): Promise<string[]> {
   const db = openSqlite(file);
   const store = new SqliteRecordStore(db);
   const collection = (await store.getCollection(PROJECT, 'items')) as Collection;
@@ -51,7 +51,7 @@ async function seed(file: string, from: number, to: number): Promise<string[]> {
 }
 
 /** One autocannon run whose request i is made by `make(i)` (shared counter across connections). */
-async function cycle(
+export async function cycle(
   name: string,
   target: Target,
   make: (i: number) => { method: 'GET' | 'POST' | 'PATCH'; path: string; body?: string },
@@ -78,8 +78,8 @@ async function cycle(
   return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
 }
 
-const base = `/v1/projects/${PROJECT}/collections/items/records`;
-const queryPath = (i: number): string =>
+export const base = `/v1/projects/${PROJECT}/collections/items/records`;
+export const queryPath = (i: number): string =>
   `${base}?where=${encodeURIComponent(JSON.stringify([['owner', '==', `o${i % OWNERS}`]]))}&orderBy=created_at&direction=desc&limit=20`;
 
 /** The four record operations against one target; `patchIds` are version-1 records only it patches. */
@@ -115,7 +115,7 @@ interface Beside {
   pairs: Array<{ op: string; hello: LoadResult; result: LoadResult }>;
 }
 
-async function createProjectAndCollection(url: string, adminKey: string): Promise<string> {
+export async function createProjectAndCollection(url: string, adminKey: string): Promise<string> {
   const created = await fetch(`${url}/v1/admin/projects`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' },
@@ -137,7 +137,7 @@ function directHeaders(secret: string, project: ProjectId): Target['headers'] {
 }
 
 /** Standalone with `workers` processes on `dataDir`; the secret key of the bench project. */
-async function startStandalone(dataDir: string, adminKey: string, workers: number) {
+export async function startStandalone(dataDir: string, adminKey: string, workers: number) {
   return runEntry('gateway/dist/standalone.js', { PLINTH_DATA_DIR: dataDir, PLINTH_ADMIN_KEY: adminKey, PLINTH_WORKERS: String(workers), ...BENCH_LIMITS });
 }
 

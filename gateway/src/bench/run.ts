@@ -2,6 +2,7 @@ import { benchAuthFlows } from './auth-flows';
 import { benchOverload } from './overload';
 import { benchQueryOverload } from './query-overload';
 import { benchRealtime } from './realtime';
+import { benchRecordCounts } from './record-counts';
 import { benchRecords } from './records';
 
 /**
@@ -11,6 +12,7 @@ import { benchRecords } from './records';
  */
 const SCENARIOS: Array<[string, () => Promise<string>]> = [
   ['records', benchRecords],
+  ['record-counts', benchRecordCounts],
   ['auth-flows', benchAuthFlows],
   ['overload', benchOverload],
   ['realtime', benchRealtime],
