@@ -95,7 +95,7 @@ it('a field that is not indexed is scanned (the check above can fail)', () => {
 });
 
 describe('a count whose where is on indexed fields reads no record bodies', () => {
-  const count = (predicate: Predicate): string => store.explainAggregate(P, TASKS, { predicate, sum: [], avg: [] }).join('\n');
+  const count = (predicate: Predicate): string => store.explain(P, TASKS, { aggregate: { predicate, sum: [], avg: [] } }).join('\n');
 
   it.each<[string, Predicate]>([
     ['equality', ['owner', '==', 'u1']],
@@ -108,7 +108,7 @@ describe('a count whose where is on indexed fields reads no record bodies', () =
   });
 
   it('a sum reads the bodies (the summed field is not in the index)', () => {
-    const p = store.explainAggregate(P, TASKS, { predicate: ['owner', '==', 'u1'], sum: ['priority'], avg: [] }).join('\n');
+    const p = store.explain(P, TASKS, { aggregate: { predicate: ['owner', '==', 'u1'], sum: ['priority'], avg: [] } }).join('\n');
     expect(p).toMatch(/SEARCH rec_plan-test_tasks USING INDEX/);
     expect(p).not.toMatch(/COVERING/);
   });

@@ -66,6 +66,9 @@ export interface AggregateQuery {
   client?: QueryClient;
 }
 
+/** What bounds any query's run: its time budget and who it is for. */
+export type QueryBounds = Pick<RecordQuery, 'timeoutMs' | 'client'>;
+
 /**
  * The answer of an aggregate: `count` of the matching records; per field, the sum of its numeric
  * values (missing and null skipped; 0 when there are none) and their mean (null when none).

@@ -7,7 +7,6 @@
 import type { Statement } from 'better-sqlite3';
 import {
   ConflictError,
-  NotFoundError,
   isSqliteUniqueViolation,
   openSqlite,
   WriteRetry,
@@ -16,20 +15,20 @@ import {
   type RecordDoc,
   type SqliteDatabase,
 } from '@plinth/shared';
-import type { AggregateQuery, AggregateResult, CollectionChange, IdempotencyClaim, InsertResult, QueryClient, RecordQuery, RecordStore } from '../record-store';
+import type { AggregateQuery, AggregateResult, CollectionChange, IdempotencyClaim, InsertResult, QueryBounds, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
 import { fieldExpr, type SqlValue } from './sqlite-predicate';
 import { firstTaken, translateUnique } from './sqlite-unique';
 import { querySql } from './sqlite-query-sql';
 import { aggregateResult, aggregateSql } from './sqlite-aggregate-sql';
-import { TIMEOUT_MARK, type QueryJob, type RawRow } from './sqlite-query-job';
+import type { QueryJob, RawRow } from './sqlite-query-job';
 import { SqliteQueryLanes, type QueryAdmissionOptions } from './sqlite-query-lanes';
 import { InlineQueryBudget } from './inline-query-budget';
 import { SqliteQueryRunner, isPointQuery } from './sqlite-query-runner';
 import { SqliteIdempotencyKeys } from './sqlite-idempotency-keys';
 import { SqliteWriteBatch } from './sqlite-write-batch';
-import { queryTimeout } from '../query-timeout';
+import { MALFORMED_JSON, messageOf, runTolerant, tableGone } from './sqlite-query-errors';
 
 type RecordRow = RawRow;
 
@@ -47,24 +46,6 @@ export interface SqliteRecordStoreOptions {
    */
   inlineQueryMs?: number;
 }
-
-const MALFORMED_JSON = /malformed JSON/;
-const NO_SUCH_TABLE = /no such table/;
-
-/**
- * The message of a thrown error. Not `instanceof Error`: better-sqlite3 builds its errors from
- * the class of the first JavaScript realm that loaded it, which under test runners is not ours.
- */
-function messageOf(err: unknown): string {
-  const message = typeof err === 'object' && err !== null ? (err as { message?: unknown }).message : undefined;
-  return typeof message === 'string' ? message : '';
-}
-
-/** A collection's table dropped by a concurrent delete: 404 for that collection; other errors as they are. */
-function tableGone(collection: Collection, err: unknown): unknown {
-  return NO_SUCH_TABLE.test(messageOf(err)) ? new NotFoundError(`Collection "${collection.name}" does not exist.`) : err;
-}
-
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS collections (
@@ -379,7 +360,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async queryRecords(project: ProjectId, collection: Collection, query: RecordQuery): Promise<RecordDoc[]> {
-    const rows = await this.runJob(project, query.client, collection, query.timeoutMs, isPointQuery(query), (tolerant) => ({
+    const rows = await this.runJob(project, collection, query, isPointQuery(query), (tolerant) => ({
       runs: this.querySql(project, collection, query, tolerant),
       limit: query.limit,
       maxBytes: query.maxBytes ?? Infinity,
@@ -387,14 +368,9 @@ export class SqliteRecordStore implements RecordStore {
     return rows.map(toRecord);
   }
 
-  /** The aggregate's SELECT (sqlite-aggregate-sql.ts); exposed for EXPLAIN QUERY PLAN. */
-  aggregateSql(project: ProjectId, collection: Collection, query: AggregateQuery, tolerant = false): { sql: string; params: SqlValue[] } {
-    return aggregateSql(recordTable(project, collection.name), collection, query, tolerant);
-  }
-
   async aggregateRecords(project: ProjectId, collection: Collection, query: AggregateQuery): Promise<AggregateResult> {
-    const rows = await this.runJob(project, query.client, collection, query.timeoutMs, false, (tolerant) => ({
-      runs: [this.aggregateSql(project, collection, query, tolerant)],
+    const rows = await this.runJob(project, collection, query, false, (tolerant) => ({
+      runs: [aggregateSql(recordTable(project, collection.name), collection, query, tolerant)],
       limit: 1,
       maxBytes: Infinity,
     }));
@@ -402,40 +378,23 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   /**
-   * The rows of a job, run where the query runner puts it within `timeoutMs`; a row whose JSON
-   * the SQL JSON functions cannot read makes it run again in its tolerant form.
+   * The rows of a job, run where the query runner puts it (admitted to the readers' lanes for
+   * `q.client`), within `q.timeoutMs`; its errors translated (sqlite-query-errors.ts).
    */
-  private async runJob(project: ProjectId, client: QueryClient | undefined, collection: Collection, budgetMs: number | undefined, point: boolean, job: (tolerant: boolean) => QueryJob): Promise<RawRow[]> {
-    const timeoutMs = budgetMs ?? Infinity;
-    try {
-      return await this.queries.run(project, client, job(false), timeoutMs, point);
-    } catch (err) {
-      const message = messageOf(err);
-      if (message.includes(TIMEOUT_MARK)) throw queryTimeout(budgetMs ?? 0);
-      if (NO_SUCH_TABLE.test(message)) throw tableGone(collection, err);
-      if (!MALFORMED_JSON.test(message)) throw err;
-      try {
-        return await this.queries.run(project, client, job(true), timeoutMs, point);
-      } catch (again) {
-        if (messageOf(again).includes(TIMEOUT_MARK)) throw queryTimeout(budgetMs ?? 0);
-        throw again;
-      }
-    }
+  private runJob(project: ProjectId, collection: Collection, q: QueryBounds, point: boolean, job: (tolerant: boolean) => QueryJob): Promise<RawRow[]> {
+    const run = (j: QueryJob) => this.queries.run(project, q.client, j, q.timeoutMs ?? Infinity, point);
+    return runTolerant(run, collection, q.timeoutMs, job);
   }
 
-  /** EXPLAIN QUERY PLAN of an aggregate's SELECT, one `detail` line per step. */
-  explainAggregate(project: ProjectId, collection: Collection, query: AggregateQuery): string[] {
-    const { sql, params } = this.aggregateSql(project, collection, query);
-    const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params, 1) as Array<{ detail: string }>;
-    return rows.map((r) => r.detail);
-  }
-
-  /** EXPLAIN QUERY PLAN of every SELECT of a query, one `detail` line per step. */
-  explain(project: ProjectId, collection: Collection, query: RecordQuery): string[] {
-    return this.querySql(project, collection, query).flatMap(({ sql, params }) => {
-      const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params, query.limit) as Array<{ detail: string }>;
-      return rows.map((r) => r.detail);
-    });
+  /** EXPLAIN QUERY PLAN of every SELECT of a query (or, with `aggregate`, of an aggregate's), one `detail` line per step. */
+  explain(project: ProjectId, collection: Collection, query: RecordQuery | { aggregate: AggregateQuery }): string[] {
+    const selects = 'aggregate' in query
+      ? [aggregateSql(recordTable(project, collection.name), collection, query.aggregate)]
+      : this.querySql(project, collection, query);
+    const limit = 'aggregate' in query ? 1 : query.limit;
+    return selects.flatMap(({ sql, params }) =>
+      (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params, limit) as Array<{ detail: string }>).map((r) => r.detail),
+    );
   }
 
   async ping(): Promise<void> {
