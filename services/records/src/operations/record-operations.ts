@@ -135,7 +135,7 @@ export class RecordOperations {
     if (!q.count) return this.page(caller, collection, q, predicate);
     const [page, counted] = await Promise.all([
       this.page(caller, collection, q, predicate),
-      this.store.aggregateRecords(caller.project, collection, { predicate, sum: [], avg: [], timeoutMs: this.limits.queryTimeoutMs }),
+      this.store.aggregateRecords(caller.project, collection, { predicate, sum: [], avg: [], timeoutMs: this.limits.queryTimeoutMs, client: caller.client }),
     ]);
     return { ...page, total: counted.count };
   }
@@ -153,6 +153,7 @@ export class RecordOperations {
       sum: a.sum,
       avg: a.avg,
       timeoutMs: this.limits.queryTimeoutMs,
+      client: caller.client,
     });
     return {
       ...(a.count ? { count: result.count } : {}),

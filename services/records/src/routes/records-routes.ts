@@ -123,7 +123,7 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
   });
 
   router.get(`${COLLECTION}/aggregate`, async (req, res) => {
-    sendJson(req, res, 200, await records.aggregate(await caller(req, res), param(req, 'collection'), req.query));
+    sendJson(req, res, 200, await records.aggregate(await querying(req, res), param(req, 'collection'), req.query));
   });
 
   router.post(`${COLLECTION}/subscribe`, async (req, res) => {

@@ -303,18 +303,24 @@ export class MongoRecordStore implements RecordStore {
     return records;
   }
 
-  /** One aggregation pipeline (mongo-aggregate.ts), stopped by the server at the time budget. */
+  /**
+   * One aggregation pipeline (mongo-aggregate.ts), admitted like a query (same queue and fair
+   * share); the server stops it at what is left of the time budget after the wait.
+   */
   async aggregateRecords(project: ProjectId, collection: Collection, query: AggregateQuery): Promise<AggregateResult> {
     const budget = query.timeoutMs ?? this.queryTimeMs;
-    try {
-      const [group] = await this.records(project, collection.name)
-        .aggregate(aggregatePipeline(collection, query), { maxTimeMS: budget })
-        .toArray();
-      return aggregateResult(query, group);
-    } catch (err) {
-      if (isTimeLimit(err)) throw queryTimeout(budget);
-      throw err;
-    }
+    const client = query.client ?? { id: 'anonymous' };
+    return this.admission.run({ project, caller: client.id, signal: client.signal, maxWaitMs: budget }, async ({ waitedMs }) => {
+      try {
+        const [group] = await this.records(project, collection.name)
+          .aggregate(aggregatePipeline(collection, query), { maxTimeMS: Math.max(1, Math.floor(budget - waitedMs)) })
+          .toArray();
+        return aggregateResult(query, group);
+      } catch (err) {
+        if (isTimeLimit(err)) throw queryTimeout(budget);
+        throw err;
+      }
+    });
   }
 
   /** The server's plan and execution statistics of `query` (operators and tests check index use). */
