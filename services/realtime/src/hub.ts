@@ -11,6 +11,10 @@ import {
   isProjectId,
   optionalIdentity,
   verifyInternal,
+  claimShared,
+  type NonceClaim,
+  type NonceStore,
+  type VerifiedCredential,
   type InternalIdentity,
   type ChangeEvent,
   type EventBus,
@@ -58,6 +62,8 @@ export interface HubDeps {
   metrics: RealtimeMetrics;
   logger: Logger;
   internalSecret: string;
+  /** Cluster: nonces of accepted internal credentials, shared by every replica (Redis). */
+  nonceStore?: NonceStore;
 }
 
 /**
@@ -130,17 +136,22 @@ export class Hub {
   }
 
   /**
-   * Handles `GET /v1/projects/{p}/realtime` with `Upgrade: websocket`. The gateway has checked
-   * the project key and set the identity headers; a request without a valid internal
-   * credential (or the in-process mark) is refused with 401.
+   * The gateway's signature over this upgrade (method and path): true when valid and not seen
+   * before on this replica (the shared store, when there is one, is asked next).
    */
-  /** The gateway's signature over this upgrade (method and path), accepted once. */
-  private credentialAccepted(req: IncomingMessage, credential: unknown, id: InternalIdentity): boolean {
-    if (typeof credential !== 'string') return false;
+  private credentialVerified(req: IncomingMessage, credential: unknown, id: InternalIdentity): VerifiedCredential | null {
+    if (typeof credential !== 'string') return null;
     const verified = verifyInternal(this.deps.internalSecret, credential, id, { method: req.method ?? 'GET', path: req.url ?? '/' });
-    return verified !== null && this.replay.accept(verified);
+    return verified !== null && this.replay.accept(verified) ? verified : null;
   }
 
+  /**
+   * Handles `GET /v1/projects/{p}/realtime` with `Upgrade: websocket`. The gateway has checked
+   * the project key and set the identity headers; a request without a valid internal
+   * credential (or the in-process mark) is refused with 401, and so is a credential any replica
+   * accepted before (the shared nonce store; while it cannot answer, only a credential made in
+   * the last few seconds is accepted, else 503).
+   */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (this.closing) {
       refuseUpgrade(socket, new PlinthError('unavailable', 'This realtime replica is shutting down; connect again.'));
@@ -158,6 +169,7 @@ export class Hub {
       refuseUpgrade(socket, new PlinthError('not_found', 'Connect to /v1/projects/{project}/realtime.'));
       return;
     }
+    const refuse = () => refuseUpgrade(socket, new UnauthorizedError('This service only accepts connections from the Plinth gateway.'));
     if (
       typeof project !== 'string' ||
       !isProjectId(project) ||
@@ -165,18 +177,32 @@ export class Hub {
       !isKeyKind(keyKind) ||
       keyKind === 'none' ||
       typeof requestId !== 'string' ||
-      optional === null ||
-      (!isInProcess(req) &&
-        !this.credentialAccepted(req, credential, { project, keyKind, requestId, ...optional }))
+      optional === null
     ) {
-      refuseUpgrade(socket, new UnauthorizedError('This service only accepts connections from the Plinth gateway.'));
+      refuse();
       return;
     }
+    const inProcess = isInProcess(req);
+    const verified = inProcess ? null : this.credentialVerified(req, credential, { project, keyKind, requestId, ...optional });
+    if (!inProcess && !verified) {
+      refuse();
+      return;
+    }
+    const store = this.deps.nonceStore;
+    const claimed: Promise<NonceClaim> = verified && store ? claimShared(store, verified) : Promise.resolve('first');
+    void claimed.then((claim) => {
+      if (claim === 'replayed') refuse();
+      else if (claim === 'unavailable') refuseUpgrade(socket, new PlinthError('unavailable', 'This replica cannot check its internal credentials right now.'));
+      else this.open(req, socket, head, project as ProjectId, keyKind);
+    });
+  }
+
+  private open(req: IncomingMessage, socket: Duplex, head: Buffer, project: ProjectId, keyKind: KeyKind): void {
     // The log's head before accepting: a purge of the project after this point closes the connection.
-    this.bus.head(project as ProjectId).then(
+    this.bus.head(project).then(
       (openedAt) => {
         if (this.closing) refuseUpgrade(socket, new PlinthError('unavailable', 'This realtime replica is shutting down; connect again.'));
-        else this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, project as ProjectId, keyKind, openedAt, clientAddress(req)));
+        else this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, project, keyKind, openedAt, clientAddress(req)));
       },
       () => refuseUpgrade(socket, new PlinthError('unavailable', 'The event log cannot be reached; connect again.')),
     );
