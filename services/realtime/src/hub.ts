@@ -10,25 +10,20 @@ import {
   isKeyKind,
   isProjectId,
   optionalIdentity,
-  verifyInternal,
-  claimShared,
-  type NonceClaim,
   type NonceStore,
-  type VerifiedCredential,
-  type InternalIdentity,
   type ChangeEvent,
   type EventBus,
   type KeyKind,
   type ProjectId,
   type ResolveSubscription,
   type RevocationChecker,
-  ReplayGuard,
 } from '@plinth/shared';
 import type { CatchUpBudget, CatchUpLimits } from './catch-up';
 import { CatchUpGate, type CatchUpGateLimits } from './catch-up-gate';
 import { Connection } from './connection';
 import { ConnectionQuotas, type ConnectionQuotaLimits } from './connection-quotas';
 import { TokenBucket } from './token-bucket';
+import { UpgradeCredentials } from './upgrade-credential';
 import type { RealtimeMetrics } from './metrics';
 import { refusalMessage } from './outbound';
 import { CLOSE } from './protocol';
@@ -105,7 +100,7 @@ export class Hub {
   private readonly connections = new Set<Connection>();
   readonly quotas: ConnectionQuotas;
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly replay = new ReplayGuard();
+  private readonly credentials: UpgradeCredentials;
   private stopTail: (() => void) | null = null;
   private checkingRevocations = false;
   private checkingPurges = false;
@@ -118,6 +113,7 @@ export class Hub {
     this.metrics = deps.metrics;
     this.logger = deps.logger;
     this.catchUps = new CatchUpGate(deps.limits.catchUpGate);
+    this.credentials = new UpgradeCredentials(deps.internalSecret, deps.nonceStore);
     this.quotas = new ConnectionQuotas(deps.limits.quotas, { processFull: CLOSE.serverFull, quota: CLOSE.tooManyConnections });
     this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.limits.maxMessageBytes, clientTracking: false });
   }
@@ -133,16 +129,6 @@ export class Hub {
     if (this.deps.revocations) this.timers.push(setInterval(() => void this.checkRevocations(), this.limits.revocationCheckMs));
     this.timers.push(setInterval(() => void this.checkPurges(), this.limits.revocationCheckMs));
     for (const t of this.timers) t.unref?.();
-  }
-
-  /**
-   * The gateway's signature over this upgrade (method and path): true when valid and not seen
-   * before on this replica (the shared store, when there is one, is asked next).
-   */
-  private credentialVerified(req: IncomingMessage, credential: unknown, id: InternalIdentity): VerifiedCredential | null {
-    if (typeof credential !== 'string') return null;
-    const verified = verifyInternal(this.deps.internalSecret, credential, id, { method: req.method ?? 'GET', path: req.url ?? '/' });
-    return verified !== null && this.replay.accept(verified) ? verified : null;
   }
 
   /**
@@ -182,17 +168,12 @@ export class Hub {
       refuse();
       return;
     }
-    const inProcess = isInProcess(req);
-    const verified = inProcess ? null : this.credentialVerified(req, credential, { project, keyKind, requestId, ...optional });
-    if (!inProcess && !verified) {
-      refuse();
-      return;
-    }
-    const store = this.deps.nonceStore;
-    const claimed: Promise<NonceClaim> = verified && store ? claimShared(store, verified) : Promise.resolve('first');
-    void claimed.then((claim) => {
-      if (claim === 'replayed') refuse();
-      else if (claim === 'unavailable') refuseUpgrade(socket, new PlinthError('unavailable', 'This replica cannot check its internal credentials right now.'));
+    const checked = isInProcess(req)
+      ? Promise.resolve('accepted' as const)
+      : this.credentials.check(req, credential, { project, keyKind, requestId, ...optional });
+    void checked.then((check) => {
+      if (check === 'refused') refuse();
+      else if (check === 'unavailable') refuseUpgrade(socket, new PlinthError('unavailable', 'This replica cannot check its internal credentials right now.'));
       else this.open(req, socket, head, project as ProjectId, keyKind);
     });
   }
