@@ -4,7 +4,8 @@ import { gatewayConfigSchema, parseOrigins, parseUrlList, type GatewayConfig } f
 import { KeyCacheBus } from './key-cache-bus';
 import { createProjectStore } from './store/from-config';
 import { httpPurges } from './purge/service-purges';
-import { proxyUpgrade, proxyUpstream } from './upstreams';
+import { proxyUpgrade } from './realtime-proxy';
+import { proxyUpstream } from './upstreams';
 
 /** Cluster mode: the gateway as its own process, proxying to the services' URLs. */
 async function main(): Promise<void> {

@@ -1,9 +1,7 @@
 import http from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { Request, Response, NextFunction } from 'express';
 import { createProxyMiddleware, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
-import type { UpgradeTarget } from './realtime-upgrade';
 import {
   INTERNAL_HEADERS,
   readRawBody,
@@ -72,45 +70,6 @@ export function signRequest(
     { method: req.method ?? 'GET', path: req.originalUrl ?? req.url ?? '/' },
     bodyDigest(body),
   );
-}
-
-/**
- * Cluster transport for WebSocket upgrades: http-proxy-middleware's `upgrade`, round-robin across
- * the realtime replicas, with the identity headers signed. A replica that cannot be reached
- * closes the client's socket (the client reconnects, and lands on another replica).
- */
-export function proxyUpgrade(service: string, targets: string[], logger: Logger, internalSecret: string): UpgradeTarget & { close: () => void } {
-  if (targets.length === 0) throw new Error(`no upstream URL for ${service}`);
-  let next = 0;
-  const proxy = createProxyMiddleware<http.IncomingMessage, http.ServerResponse>({
-    target: targets[0],
-    router: () => {
-      const t = targets[next % targets.length]!;
-      next = (next + 1) % targets.length;
-      return t;
-    },
-    ws: false,
-    ejectPlugins: true,
-    plugins: [proxyEventsPlugin],
-    on: {
-      error: (err, req, socket) => {
-        logger.warn({ err, service, req_id: req.headers['x-request-id'] }, 'realtime upstream unreachable');
-        if (!(socket instanceof http.ServerResponse)) socket.destroy();
-      },
-    },
-  });
-  // Proxied WebSockets, so a shutdown can close them (the HTTP server does not track them).
-  const open = new Set<Duplex>();
-  const upgrade = ((req, socket, head) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-    signRequest(req, Buffer.alloc(0), internalSecret);
-    proxy.upgrade(req, socket as never, head);
-  }) as UpgradeTarget & { close: () => void };
-  upgrade.close = () => {
-    for (const s of open) s.destroy();
-  };
-  return upgrade;
 }
 
 /**

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import type { Redis } from 'ioredis';
 import type { DependencyBreaker } from './dependency-breaker';
+import { credentialExpiry, withinFallbackWindow, type VerifiedCredential } from './internal-auth';
 
 /**
  * Where the nonces of accepted internal credentials are kept so that every replica of a service
@@ -65,5 +66,21 @@ export class RedisNonceStore implements NonceStore {
       this.breaker?.failed();
       throw err;
     }
+  }
+}
+
+/** What the shared store says of a credential: first use, a replay, or no answer within reach. */
+export type NonceClaim = 'first' | 'replayed' | 'unavailable';
+
+/**
+ * Claims a verified credential's nonce in the shared store. While the store cannot answer, a
+ * credential made within LOCAL_FALLBACK_WINDOW_SECONDS counts as `first` (the caller's own
+ * ReplayGuard has already accepted it once on this replica); an older one is `unavailable`.
+ */
+export async function claimShared(store: NonceStore, credential: VerifiedCredential): Promise<NonceClaim> {
+  try {
+    return (await store.claim(credential.nonce, credentialExpiry(credential))) ? 'first' : 'replayed';
+  } catch {
+    return withinFallbackWindow(credential) ? 'first' : 'unavailable';
   }
 }

@@ -1,9 +1,17 @@
 import fs from 'node:fs';
 import Joi from 'joi';
-import { commonConfig, eventBusConfigSchema, revocationSyncConfigKeys, type EventBusConfig, type RevocationSyncConfig } from '@plinth/shared';
+import {
+  commonConfig,
+  eventBusConfigSchema,
+  nonceConfigKeys,
+  revocationSyncConfigKeys,
+  type EventBusConfig,
+  type NonceConfig,
+  type RevocationSyncConfig,
+} from '@plinth/shared';
 
 /** Environment of the realtime service, validated at start-up (README: Configuration, docs/realtime.md). */
-export interface RealtimeConfig extends EventBusConfig, RevocationSyncConfig {
+export interface RealtimeConfig extends EventBusConfig, RevocationSyncConfig, NonceConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   LOG_LEVEL: string;
@@ -70,6 +78,7 @@ export const realtimeConfigSchema = Joi.object<RealtimeConfig>({
   LOG_LEVEL: commonConfig.logLevel,
   REDIS_URL: commonConfig.redisUrl,
   ...revocationSyncConfigKeys,
+  ...nonceConfigKeys,
   RECORDS_URL: commonConfig.urlList,
   REALTIME_MAX_MESSAGE_BYTES: Joi.number().integer().min(1024).max(1_048_576).default(65_536),
   REALTIME_MAX_BUFFERED_BYTES: Joi.number().integer().min(4096).max(268_435_456).default(4_194_304),

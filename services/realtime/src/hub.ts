@@ -10,21 +10,20 @@ import {
   isKeyKind,
   isProjectId,
   optionalIdentity,
-  verifyInternal,
-  type InternalIdentity,
+  type NonceStore,
   type ChangeEvent,
   type EventBus,
   type KeyKind,
   type ProjectId,
   type ResolveSubscription,
   type RevocationChecker,
-  ReplayGuard,
 } from '@plinth/shared';
 import type { CatchUpBudget, CatchUpLimits } from './catch-up';
 import { CatchUpGate, type CatchUpGateLimits } from './catch-up-gate';
 import { Connection } from './connection';
 import { ConnectionQuotas, type ConnectionQuotaLimits } from './connection-quotas';
 import { TokenBucket } from './token-bucket';
+import { UpgradeCredentials } from './upgrade-credential';
 import type { RealtimeMetrics } from './metrics';
 import { refusalMessage } from './outbound';
 import { CLOSE } from './protocol';
@@ -58,6 +57,8 @@ export interface HubDeps {
   metrics: RealtimeMetrics;
   logger: Logger;
   internalSecret: string;
+  /** Cluster: nonces of accepted internal credentials, shared by every replica (Redis). */
+  nonceStore?: NonceStore;
 }
 
 /**
@@ -99,7 +100,7 @@ export class Hub {
   private readonly connections = new Set<Connection>();
   readonly quotas: ConnectionQuotas;
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly replay = new ReplayGuard();
+  private readonly credentials: UpgradeCredentials;
   private stopTail: (() => void) | null = null;
   private checkingRevocations = false;
   private checkingPurges = false;
@@ -112,6 +113,7 @@ export class Hub {
     this.metrics = deps.metrics;
     this.logger = deps.logger;
     this.catchUps = new CatchUpGate(deps.limits.catchUpGate);
+    this.credentials = new UpgradeCredentials(deps.internalSecret, deps.nonceStore);
     this.quotas = new ConnectionQuotas(deps.limits.quotas, { processFull: CLOSE.serverFull, quota: CLOSE.tooManyConnections });
     this.wss = new WebSocketServer({ noServer: true, maxPayload: deps.limits.maxMessageBytes, clientTracking: false });
   }
@@ -132,15 +134,10 @@ export class Hub {
   /**
    * Handles `GET /v1/projects/{p}/realtime` with `Upgrade: websocket`. The gateway has checked
    * the project key and set the identity headers; a request without a valid internal
-   * credential (or the in-process mark) is refused with 401.
+   * credential (or the in-process mark) is refused with 401, and so is a credential any replica
+   * accepted before (the shared nonce store; while it cannot answer, only a credential made in
+   * the last few seconds is accepted, else 503).
    */
-  /** The gateway's signature over this upgrade (method and path), accepted once. */
-  private credentialAccepted(req: IncomingMessage, credential: unknown, id: InternalIdentity): boolean {
-    if (typeof credential !== 'string') return false;
-    const verified = verifyInternal(this.deps.internalSecret, credential, id, { method: req.method ?? 'GET', path: req.url ?? '/' });
-    return verified !== null && this.replay.accept(verified);
-  }
-
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (this.closing) {
       refuseUpgrade(socket, new PlinthError('unavailable', 'This realtime replica is shutting down; connect again.'));
@@ -158,6 +155,7 @@ export class Hub {
       refuseUpgrade(socket, new PlinthError('not_found', 'Connect to /v1/projects/{project}/realtime.'));
       return;
     }
+    const refuse = () => refuseUpgrade(socket, new UnauthorizedError('This service only accepts connections from the Plinth gateway.'));
     if (
       typeof project !== 'string' ||
       !isProjectId(project) ||
@@ -165,18 +163,27 @@ export class Hub {
       !isKeyKind(keyKind) ||
       keyKind === 'none' ||
       typeof requestId !== 'string' ||
-      optional === null ||
-      (!isInProcess(req) &&
-        !this.credentialAccepted(req, credential, { project, keyKind, requestId, ...optional }))
+      optional === null
     ) {
-      refuseUpgrade(socket, new UnauthorizedError('This service only accepts connections from the Plinth gateway.'));
+      refuse();
       return;
     }
+    const checked = isInProcess(req)
+      ? Promise.resolve('accepted' as const)
+      : this.credentials.check(req, credential, { project, keyKind, requestId, ...optional });
+    void checked.then((check) => {
+      if (check === 'refused') refuse();
+      else if (check === 'unavailable') refuseUpgrade(socket, new PlinthError('unavailable', 'This replica cannot check its internal credentials right now.'));
+      else this.open(req, socket, head, project as ProjectId, keyKind);
+    });
+  }
+
+  private open(req: IncomingMessage, socket: Duplex, head: Buffer, project: ProjectId, keyKind: KeyKind): void {
     // The log's head before accepting: a purge of the project after this point closes the connection.
-    this.bus.head(project as ProjectId).then(
+    this.bus.head(project).then(
       (openedAt) => {
         if (this.closing) refuseUpgrade(socket, new PlinthError('unavailable', 'This realtime replica is shutting down; connect again.'));
-        else this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, project as ProjectId, keyKind, openedAt, clientAddress(req)));
+        else this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, project, keyKind, openedAt, clientAddress(req)));
       },
       () => refuseUpgrade(socket, new PlinthError('unavailable', 'The event log cannot be reached; connect again.')),
     );

@@ -14,6 +14,8 @@ import {
   createMetrics,
   createServiceApp,
   loadIoredis,
+  RedisNonceStore,
+  redisBreaker,
   startTrimming,
   type BuiltService,
   type EventBus,
@@ -86,6 +88,8 @@ export async function buildRealtimeService(config: RealtimeConfig, logger: Logge
     metrics: realtimeMetrics(metrics.registry),
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
+    // Cluster: the gateway's upgrade credential is accepted once across replicas (standalone's upgrades are in-process).
+    nonceStore: redis ? new RedisNonceStore(redis, config.PLINTH_NONCE_PREFIX, { breaker: redisBreaker(redis) }) : undefined,
     limits: {
       catchUp: { maxEvents: config.REALTIME_CATCHUP_MAX_EVENTS, maxBytes: config.REALTIME_CATCHUP_MAX_BYTES, pageBytes: CATCH_UP_PAGE_BYTES },
       catchUpGate: {
