@@ -8,7 +8,7 @@ async function main(): Promise<void> {
   requireClusterStorage('records');
   const logger = createLogger('records', config.LOG_LEVEL);
   const service = await buildRecordsService(config, logger);
-  const served = await serve(service.app, { port: config.PORT, logger, onShutdown: service.close });
+  const served = await serve(service.app, { port: config.PORT, logger, beforeDrain: service.stopAdmission, onShutdown: service.close });
   installProcessHandlers(served.shutdown, logger);
   logger.info({ port: served.port }, 'records listening');
 }

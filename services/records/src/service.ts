@@ -184,6 +184,7 @@ export async function buildRecordsService(
       tokens?.forget(project);
     },
     subscribe,
+    stopAdmission: () => store.stopAdmission(),
     close: async () => {
       stopTrimming();
       await ownBus?.close();

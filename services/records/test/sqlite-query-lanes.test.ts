@@ -83,3 +83,19 @@ it('drops a waiting query when its client goes, and counts the wait against the 
   expect(firstDone).toBe(false);
   await first;
 }, 60_000);
+
+// Last: it stops the store's admission for good.
+it('at shutdown (stopAdmission) refuses the queries still waiting and new ones with 503; the running one finishes', async () => {
+  const running = store.queryRecords(p, c, query(HEAVY, { ...SLOWEST, client: { id: 'user:a' } }));
+  await new Promise((r) => setTimeout(r, 150));
+  // Same caller: it waits for the one heavy-lane thread that caller may use.
+  const waiting = store.queryRecords(p, c, query(HEAVY, { ...SLOWEST, client: { id: 'user:a' } })).catch((e: unknown) => e);
+  await new Promise((r) => setTimeout(r, 50));
+  store.stopAdmission();
+  const refused = (await waiting) as PlinthError;
+  expect(refused).toBeInstanceOf(PlinthError);
+  expect(refused.status).toBe(503);
+  const late = (await store.queryRecords(p, c, query(true, { limit: 1, client: { id: 'user:b' } })).catch((e: unknown) => e)) as PlinthError;
+  expect(late.status).toBe(503);
+  await expect(running).resolves.toHaveLength(10);
+}, 60_000);

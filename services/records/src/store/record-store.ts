@@ -186,5 +186,10 @@ export interface RecordStore {
 
   /** Throws when the backing database is unreachable (drives /readyz). */
   ping(): Promise<void>;
+  /**
+   * Shutdown, once the grace period is over: queries still waiting for admission are refused
+   * (503) and new ones too, so the drain waits only for queries already running.
+   */
+  stopAdmission(): void;
   close(): Promise<void>;
 }

@@ -332,6 +332,10 @@ export class MongoRecordStore implements RecordStore {
     await this.db.command({ ping: 1 });
   }
 
+  stopAdmission(): void {
+    this.admission.close();
+  }
+
   async close(): Promise<void> {
     this.admission.close();
     await this.onClose();

@@ -126,6 +126,12 @@ export class SqliteQueryLanes {
     });
   }
 
+  /** Refuses every query waiting for a reader, and every new one (shutdown). */
+  stopAdmission(): void {
+    this.light.close();
+    this.heavy.close();
+  }
+
   async close(): Promise<void> {
     this.light.close();
     this.heavy.close();

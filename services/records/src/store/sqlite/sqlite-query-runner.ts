@@ -86,6 +86,11 @@ export class SqliteQueryRunner {
     }
   }
 
+  /** Refuses queries waiting for a reader, and new ones (shutdown); queries on the event loop have no queue. */
+  stopAdmission(): void {
+    this.lanes?.stopAdmission();
+  }
+
   async close(): Promise<void> {
     await this.lanes?.close();
   }

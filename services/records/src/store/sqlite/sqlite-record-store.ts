@@ -401,6 +401,10 @@ export class SqliteRecordStore implements RecordStore {
     this.prepared('SELECT 1').get();
   }
 
+  stopAdmission(): void {
+    this.queries.stopAdmission();
+  }
+
   async close(): Promise<void> {
     this.batch.flush(true);
     await this.queries.close();
