@@ -25,6 +25,20 @@ export interface FieldDefinition {
   required?: boolean;
   unique?: boolean;
   indexed?: boolean;
+  /** Least value: a number (number, integer) or an ISO 8601 string (timestamp). */
+  min?: number | string;
+  /** Greatest value, as `min`. */
+  max?: number | string;
+  /** Fewest characters (text, counted in code points) or items (list). */
+  min_length?: number;
+  /** Most characters (text) or items (list). */
+  max_length?: number;
+  /** An RE2 regular expression a text value must contain a match of (anchor it with ^…$ for all of it). */
+  pattern?: string;
+  /** The allowed values (text, number, integer, timestamp). */
+  enum?: JsonValue[];
+  /** Stored on create when the field is not given; never written into records already stored. */
+  default?: JsonValue;
 }
 
 export interface CollectionRules {

@@ -4,6 +4,7 @@
  */
 import { hasLoneSurrogate, InvalidRequestError, type CollectionRules, type FieldDefinition, type FieldType } from '@plinth/shared';
 import { isSystemField } from '../store/record-shape';
+import { CONSTRAINT_OPTIONS, isConstraintOption, parseFieldConstraints } from './field-constraints';
 
 export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 export const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
@@ -54,7 +55,7 @@ export function parseCollectionName(v: unknown): string {
   return v;
 }
 
-/** One field definition, normalized to all four keys. */
+/** One field definition, normalized to all four keys, plus the constraint options given. */
 export function parseFieldDefinition(field: string, v: unknown): FieldDefinition {
   if (!FIELD_NAME.test(field)) {
     throw new InvalidRequestError(`Field name "${field}" must match ^[A-Za-z][A-Za-z0-9_]{0,62}$.`, { field });
@@ -62,8 +63,9 @@ export function parseFieldDefinition(field: string, v: unknown): FieldDefinition
   if (isSystemField(field)) throw new InvalidRequestError(`Field name "${field}" is reserved.`, { field });
   if (!isPlainObject(v)) throw new InvalidRequestError(`Field "${field}" must be an object like {"type":"text"}.`, { field });
   for (const key of Object.keys(v)) {
-    if (key !== 'type' && !(FIELD_OPTIONS as readonly string[]).includes(key)) {
-      throw new InvalidRequestError(`Field "${field}" has an unknown option "${key}"; use type, required, unique, indexed.`, { field, key });
+    if (key !== 'type' && !(FIELD_OPTIONS as readonly string[]).includes(key) && !isConstraintOption(key)) {
+      const options = ['type', ...FIELD_OPTIONS, ...CONSTRAINT_OPTIONS].join(', ');
+      throw new InvalidRequestError(`Field "${field}" has an unknown option "${key}"; use ${options}.`, { field, key });
     }
   }
   const type = v.type as FieldType;
@@ -81,7 +83,7 @@ export function parseFieldDefinition(field: string, v: unknown): FieldDefinition
   if ((def.unique || def.indexed) && !ORDERABLE_TYPES.includes(type)) {
     throw new InvalidRequestError(`Field "${field}" of type ${type} cannot be unique or indexed.`, { field, key: def.unique ? 'unique' : 'indexed' });
   }
-  return def;
+  return { ...def, ...parseFieldConstraints(field, type, v) };
 }
 
 export function parseFields(v: unknown): Fields {

@@ -5,6 +5,7 @@
  */
 import { InvalidRequestError, type Collection, type FieldType, type JsonValue, type RecordDoc } from '@plinth/shared';
 import { splitRecord } from '../store/record-shape';
+import { addDefaults, checkConstraints } from './field-constraints';
 import { checkValue } from './field-values';
 import { DEFAULT_LIMITS, checkRecordSize, checkValueSize, type RecordLimits } from './limits';
 
@@ -40,7 +41,7 @@ function fieldValue(field: string, type: FieldType, value: unknown, limits: Reco
   return checked;
 }
 
-/** The user fields of a new record, normalized. null stands for "not given". */
+/** The user fields of a new record, normalized, with defaults added. null stands for "not given". */
 export function validateNewData(collection: Collection, v: unknown, limits: RecordLimits = DEFAULT_LIMITS): RecordData {
   const given = dataObject(v);
   checkFields(collection, given);
@@ -50,6 +51,8 @@ export function validateNewData(collection: Collection, v: unknown, limits: Reco
     if (value === null || value === undefined || !def) continue;
     data[field] = fieldValue(field, def.type, value, limits);
   }
+  addDefaults(collection.fields, data);
+  checkConstraints(collection.fields, data, Object.keys(data));
   requireFields(collection, data);
   checkRecordSize(data, limits);
   return data;
@@ -70,6 +73,7 @@ export function mergeData(collection: Collection, before: RecordDoc, v: unknown,
       data[field] = fieldValue(field, def.type, value, limits);
     }
   }
+  checkConstraints(collection.fields, data, Object.keys(patch));
   checkRecordSize(data, limits);
   return data;
 }
