@@ -5,6 +5,7 @@ import { createMingoDb } from '@plinth/shared/testing/mingo-db';
 import { MongoRecordStore } from '../src/store/mongo/mongo-record-store';
 import type { RecordQuery } from '../src/store/record-store';
 import { describeAggregateContract } from './aggregate.contract';
+import { describeFieldOptionsContract } from './field-options.contract';
 import { describeFieldRemovalContract } from './field-removal.contract';
 import { describeRecordStoreContract } from './record-store.contract';
 
@@ -20,6 +21,11 @@ describeFieldRemovalContract('mongo adapter on mingo', async () => {
   return store;
 });
 describeAggregateContract('mongo adapter on mingo', async () => {
+  const store = new MongoRecordStore(createMingoDb());
+  await store.init();
+  return store;
+});
+describeFieldOptionsContract('mongo adapter on mingo', async () => {
   const store = new MongoRecordStore(createMingoDb());
   await store.init();
   return store;
@@ -47,6 +53,7 @@ if (!MONGO_URL) {
   describeRecordStoreContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
   describeFieldRemovalContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
   describeAggregateContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
+  describeFieldOptionsContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
 
   describe('query plans on real MongoDB (MONGO_URL)', () => {
     const P = asProjectId('explain');

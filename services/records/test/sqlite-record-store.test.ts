@@ -4,12 +4,14 @@ import path from 'node:path';
 import { asProjectId, type Collection } from '@plinth/shared';
 import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
 import { describeAggregateContract } from './aggregate.contract';
+import { describeFieldOptionsContract } from './field-options.contract';
 import { describeFieldRemovalContract } from './field-removal.contract';
 import { describeRecordStoreContract } from './record-store.contract';
 
 describeRecordStoreContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
 describeFieldRemovalContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
 describeAggregateContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
+describeFieldOptionsContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
 
 const dirs: string[] = [];
 afterAll(() => {
