@@ -190,6 +190,37 @@ describe('plinth CLI: collections, records, users, apply/pull, doctor', () => {
     expect((await as(['apply', file('broken.json', '{"tasks":{}}')])).code).toBe(2);
   });
 
+  it('apply and pull carry field options: a timestamp spelt in another zone is no change, a changed option is', async () => {
+    const p = await t.createProject();
+    const as = (args: string[]) => cli(args, { PLINTH_PROJECT: p.id, PLINTH_SECRET_KEY: p.secretKey });
+    const schema = {
+      collections: {
+        events: {
+          fields: {
+            title: { type: 'text', required: true, min_length: 1, max_length: 80, pattern: '^\\S' },
+            seats: { type: 'integer', min: 1, max: 500, default: 10 },
+            kind: { type: 'text', enum: ['talk', 'workshop'], default: 'talk' },
+            starts: { type: 'timestamp', min: '2026-01-01T00:00:00+01:00' },
+            tags: { type: 'list', max_length: 5, default: [] },
+          },
+          rules: {},
+        },
+      },
+    };
+    expect((await as(['apply', file('options.json', JSON.stringify(schema))])).code).toBe(0);
+    expect((await as(['apply', file('options.json', JSON.stringify(schema))])).out).toContain('no changes');
+    const pulled = JSON.parse((await as(['pull', '-'])).out);
+    expect(pulled.collections.events.fields).toEqual({
+      ...schema.collections.events.fields,
+      starts: { type: 'timestamp', min: '2025-12-31T23:00:00.000Z' },
+    });
+
+    schema.collections.events.fields.seats.max = 100;
+    const changed = await as(['apply', file('options2.json', JSON.stringify(schema))]);
+    expect(changed.out).toContain('~ field seats {"type":"integer","min":1,"max":500,"default":10} → {"type":"integer","min":1,"max":100,"default":10}');
+    expect(JSON.parse((await as(['pull', '-'])).out).collections.events.fields.seats.max).toBe(100);
+  });
+
   it('doctor passes with good settings and fails, one line per check, on a bad key or an unreachable server', async () => {
     const good = await cli(['doctor']);
     expect(good.code).toBe(0);

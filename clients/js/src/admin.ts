@@ -17,11 +17,28 @@ export interface MintedToken {
   expires_in: number;
 }
 
+/** A JSON value, as a field's `enum` and `default` hold. */
+export type FieldValue = string | number | boolean | null | FieldValue[] | { [key: string]: FieldValue };
+
 export interface FieldDefinition {
   type: 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list';
   required?: boolean;
   unique?: boolean;
   indexed?: boolean;
+  /** Least value: a number (number, integer) or an ISO 8601 string (timestamp). */
+  min?: number | string;
+  /** Greatest value, as `min`. */
+  max?: number | string;
+  /** Fewest characters (text) or items (list). */
+  min_length?: number;
+  /** Most characters (text) or items (list). */
+  max_length?: number;
+  /** An RE2 regular expression a text value must contain a match of (`^…$` for all of it). */
+  pattern?: string;
+  /** The allowed values (text, number, integer, timestamp). */
+  enum?: FieldValue[];
+  /** Stored on create when the field is not given. */
+  default?: FieldValue;
 }
 
 export interface CollectionRules {
@@ -33,7 +50,8 @@ export interface CollectionRules {
 
 export interface CollectionInfo {
   name: string;
-  fields: Record<string, Required<FieldDefinition>>;
+  /** Each definition with all three flags, and the options it was given. */
+  fields: Record<string, FieldDefinition & Required<Pick<FieldDefinition, 'required' | 'unique' | 'indexed'>>>;
   rules: CollectionRules;
   revision: number;
   created_at: string;

@@ -2,19 +2,28 @@
  * Schema as code: the file format and `plinth pull [file]` (apply is in apply.ts).
  *
  * The file: {"collections": {"<name>": {"fields": {"<field>": {"type", "required"?, "unique"?,
- * "indexed"?}}, "rules": {"read"?, "create"?, "update"?, "delete"?}} | null}}; `null` asks for
- * the collection to be deleted. Pull writes the same shape, flags only when true, so pull then
- * apply changes nothing.
+ * "indexed"?, "min"?, "max"?, "min_length"?, "max_length"?, "pattern"?, "enum"?, "default"?}},
+ * "rules": {"read"?, "create"?, "update"?, "delete"?}} | null}}; `null` asks for the collection
+ * to be deleted. Pull writes the same shape, flags only when true and options only when set, so
+ * pull then apply changes nothing.
  */
 import fs from 'node:fs';
 import { UsageError, type CliIo, type Connection } from '../client';
 import type { Flags } from '../flags';
 
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export interface FieldDef {
   type: string;
   required?: boolean;
   unique?: boolean;
   indexed?: boolean;
+  min?: number | string;
+  max?: number | string;
+  min_length?: number;
+  max_length?: number;
+  pattern?: string;
+  enum?: Json[];
+  default?: Json;
 }
 export type Rules = { [op: string]: string };
 export interface CollectionSpec {
@@ -30,6 +39,8 @@ export interface LiveCollection extends CollectionSpec {
 }
 
 const FLAGS = ['required', 'unique', 'indexed'] as const;
+/** Options passed through as they are; the project checks them (and answers timestamps in UTC). */
+const OPTIONS = ['min', 'max', 'min_length', 'max_length', 'pattern', 'enum', 'default'] as const;
 const isObject = (v: unknown): v is { [k: string]: unknown } => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function parseSchema(raw: unknown, file: string): SchemaFile {
@@ -55,15 +66,28 @@ export function parseSchema(raw: unknown, file: string): SchemaFile {
   return { collections };
 }
 
-/** A field definition with only the flags that are true (the file's spelling). */
+/** A field definition with only the flags that are true and the options given (the file's spelling). */
 export function compact(def: FieldDef): FieldDef {
   const out: FieldDef = { type: def.type };
   for (const f of FLAGS) if (def[f]) out[f] = true;
-  return out;
+  const options = Object.fromEntries(OPTIONS.filter((o) => def[o] !== undefined).map((o) => [o, def[o]]));
+  return { ...out, ...options };
+}
+
+/** A timestamp option as the project answers it (UTC, milliseconds), so a file's spelling is no change. */
+function utc(type: string, v: unknown): unknown {
+  if (type !== 'timestamp' || typeof v !== 'string') return v;
+  const t = new Date(v);
+  return Number.isNaN(t.getTime()) ? v : t.toISOString();
+}
+
+function sameOption(type: string, a: unknown, b: unknown): boolean {
+  const norm = (v: unknown) => JSON.stringify(Array.isArray(v) ? v.map((x) => utc(type, x)) : utc(type, v));
+  return norm(a) === norm(b);
 }
 
 export function sameField(a: FieldDef, b: FieldDef): boolean {
-  return a.type === b.type && FLAGS.every((f) => Boolean(a[f]) === Boolean(b[f]));
+  return a.type === b.type && FLAGS.every((f) => Boolean(a[f]) === Boolean(b[f])) && OPTIONS.every((o) => sameOption(a.type, a[o], b[o]));
 }
 
 export async function liveCollections(conn: Connection, key: string): Promise<LiveCollection[]> {
