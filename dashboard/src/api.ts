@@ -56,6 +56,14 @@ export interface FieldDefinition {
   required?: boolean;
   unique?: boolean;
   indexed?: boolean;
+  /** Value options (records.md, "Field options"): not edited here, kept as they are on save. */
+  min?: number | string;
+  max?: number | string;
+  min_length?: number;
+  max_length?: number;
+  pattern?: string;
+  enum?: Json[];
+  default?: Json;
 }
 export const RULE_KINDS = ['read', 'create', 'update', 'delete'] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];

@@ -94,7 +94,10 @@ function Editor(props: { project: string; secret: string; collection: Collection
   const [error, setError] = useState<unknown>(null);
   const [confirming, setConfirming] = useState(false);
   const fields = Object.fromEntries(
-    rows.filter((r) => r.name.trim() !== '').map((r) => [r.name.trim(), { type: r.type, required: !!r.required, unique: !!r.unique, indexed: !!r.indexed }]),
+    // A row keeps the value options it was loaded with (min, pattern, default, …): saving never drops them.
+    rows
+      .filter((r) => r.name.trim() !== '')
+      .map(({ name: n, stored: _stored, ...d }) => [n.trim(), { ...d, required: !!d.required, unique: !!d.unique, indexed: !!d.indexed }]),
   );
   const setRow = (i: number, patch: Partial<FieldRow>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   const base = projectPath(props.project, '/collections');
