@@ -15,7 +15,7 @@ COPY services/auth/package.json services/auth/
 COPY services/mailer/package.json services/mailer/
 COPY services/realtime/package.json services/realtime/
 COPY dashboard/package.json dashboard/
-RUN npm install --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 bcrypt msgpackr-extract
+RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 bcrypt msgpackr-extract
 COPY shared shared
 COPY gateway gateway
 COPY services services
