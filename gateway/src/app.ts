@@ -92,7 +92,8 @@ function stripInternalHeaders(req: express.Request): void {
 
 /**
  * The gateway app: project-key authentication, the routing table, and one transport per service
- * (in-process or proxy), plus the operator API. See DESIGN.md §1, §4, §8.
+ * (in-process or proxy), plus the operator API. See docs/architecture.md
+ * "Two ways to run the same code" and docs/api-conventions.md ("Credentials", "Errors").
  */
 export function createGatewayApp(opts: GatewayOptions): Gateway {
   const app = express();

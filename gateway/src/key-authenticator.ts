@@ -32,7 +32,7 @@ export interface KeyAuthenticatorOptions {
 }
 
 /**
- * Authenticates project keys (DESIGN.md §4): looks the key up by its SHA-256, compares the stored
+ * Authenticates project keys (docs/api-conventions.md "Credentials"): looks the key up by its SHA-256, compares the stored
  * hash in constant time, and checks it belongs to the project in the path. Lookups are cached
  * briefly, keyed by the presented credential, so a hit costs no hashing;
  * the operator API calls `forget` so a revoked key stops working immediately on this gateway;

@@ -14,7 +14,7 @@ interface RouteRule {
 }
 
 /**
- * The one routing table (DESIGN.md §2, issue 2). Both transports — in-process and proxy — use it.
+ * The one routing table (docs/architecture.md "Two ways to run the same code"). Both transports — in-process and proxy — use it.
  * First match wins.
  */
 export const ROUTES: readonly RouteRule[] = [

@@ -31,7 +31,7 @@ export interface Standalone {
 }
 
 /**
- * Standalone mode (DESIGN.md §1): every service built from the same environment and mounted
+ * Standalone mode (docs/architecture.md "Two ways to run the same code"): every service built from the same environment and mounted
  * in-process behind one gateway. Each service still validates its own config schema.
  */
 export async function composeStandalone(

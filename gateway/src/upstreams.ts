@@ -28,7 +28,7 @@ export interface Upstream {
 
 /**
  * Standalone transport: the service's express app runs in this process and is called directly,
- * no loopback HTTP hop (DESIGN.md §1). The request never leaves the process, so it is marked
+ * no loopback HTTP hop (docs/architecture.md "Two ways to run the same code"). The request never leaves the process, so it is marked
  * in-process instead of signed. For an app built on the service chassis, only its API router
  * runs (inProcessEntry): request id, metrics, logging, 404 and the error envelope are the
  * gateway's, done once.

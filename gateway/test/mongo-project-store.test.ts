@@ -5,7 +5,7 @@ import { generateKey } from '../src/keys';
 import { MongoProjectStore } from '../src/store/mongo-project-store';
 import { describeProjectStoreContract } from './project-store.contract';
 
-// DESIGN.md §3 (b): always — every filter the adapter sends is evaluated by mingo.
+// docs/architecture.md "Ports and adapters": always — every filter the adapter sends is evaluated by mingo.
 let db: Db;
 describeProjectStoreContract(
   'mongo (query translation on mingo)',
@@ -79,7 +79,7 @@ describe('MongoProjectStore on the stand-in: forced interleavings', () => {
   });
 });
 
-// DESIGN.md §3 (a): against a real server when MONGO_URL is set (no failure injection there).
+// docs/architecture.md "Ports and adapters": against a real server when MONGO_URL is set (no failure injection there).
 const mongoUrl = process.env.MONGO_URL;
 if (mongoUrl) {
   describeProjectStoreContract(`mongo (real server at MONGO_URL; failure injection runs on the stand-in only)`, async () => {

@@ -1,5 +1,5 @@
 /**
- * One error hierarchy for every Plinth service (DESIGN.md §8). Every error a client sees is a
+ * One error hierarchy for every Plinth service (docs/api-conventions.md "Errors"). Every error a client sees is a
  * PlinthError rendered as the envelope `{error, message, details?}`.
  */
 export type ErrorCode =

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Gateway → service credential (DESIGN.md §4). The gateway forwards who is calling in plain
+ * Gateway → service credential (docs/api-conventions.md "Credentials"). The gateway forwards who is calling in plain
  * headers and signs them with PLINTH_INTERNAL_SECRET, together with the request's method, path
  * (with its query string), a SHA-256 of its body and a random nonce. A service accepts a
  * credential once: a captured header cannot be replayed, nor reused for another project, key

@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express';
 import { PayloadTooLargeError, UnauthorizedError } from './errors';
 import { bodyDigest, isInProcess } from './internal-auth';
 
-/** Raw bodies are limited to 1 MiB (DESIGN.md §8), like parsed ones. */
+/** Raw bodies are limited to 1 MiB (docs/api-conventions.md "Errors"), like parsed ones. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** Where requireInternal leaves the body digest the credential was signed for. */

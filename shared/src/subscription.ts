@@ -3,7 +3,7 @@ import type { Predicate, ProjectId, RecordDoc } from './types';
 
 /**
  * The records service's `POST /v1/projects/{p}/collections/{c}/subscribe` as the realtime service
- * calls it on a client's behalf (DESIGN.md §6): in-process in standalone, over HTTP in cluster.
+ * calls it on a client's behalf (docs/rules.md): in-process in standalone, over HTTP in cluster.
  */
 export interface SubscribeCall {
   project: ProjectId;

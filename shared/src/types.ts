@@ -1,5 +1,5 @@
 /**
- * Wire types shared by services and clients (contract §2, DESIGN.md §5–7).
+ * Wire types shared by services and clients (contract §2, docs/records.md, docs/rules.md, docs/auth.md).
  */
 
 declare const projectIdBrand: unique symbol;
@@ -81,7 +81,7 @@ export type ComparisonOp =
   | 'array-contains'
   | 'array-contains-any';
 
-/** Predicate JSON shared by stores, subscribe and realtime (DESIGN.md §6). */
+/** Predicate JSON shared by stores, subscribe and realtime (docs/rules.md). */
 export type Predicate =
   | boolean
   | [field: string, op: ComparisonOp, value: JsonValue]

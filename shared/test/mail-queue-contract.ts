@@ -30,7 +30,7 @@ interface Call {
 }
 
 /**
- * The MailQueue contract (DESIGN.md §3): every adapter must pass it unchanged.
+ * The MailQueue contract (docs/architecture.md "Ports and adapters"): every adapter must pass it unchanged.
  * `makeFixture` gives each test fresh storage (a unique queue name, a new SQLite file).
  */
 export function describeMailQueueContract(name: string, makeFixture: () => Promise<MailQueueFixture>): void {

@@ -62,7 +62,7 @@ function generatedProjectId(): ProjectId {
   return asProjectId(`p-${randomBytes(6).toString('hex')}`);
 }
 
-/** The operator API for projects and keys (DESIGN.md §4), under /v1/admin. */
+/** The operator API for projects and keys (docs/operators.md, docs/api-conventions.md "Credentials"), under /v1/admin. */
 export function adminRoutes(deps: AdminDeps): Router {
   const { store, keys } = deps;
   const r = Router();

@@ -21,7 +21,7 @@ export interface ApiKeyRecord {
 }
 
 /**
- * The gateway's store of projects and their hashed keys (DESIGN.md §3, §4).
+ * The gateway's store of projects and their hashed keys (docs/architecture.md "Ports and adapters", docs/api-conventions.md "Credentials").
  * Adapters: sqlite-project-store.ts, mongo-project-store.ts; contract: test/project-store.contract.ts.
  */
 export interface ProjectStore {

@@ -29,7 +29,7 @@ export interface RecordsAppDeps {
   logger: Logger;
   internalSecret: string;
   store: RecordStore;
-  /** Decides every record operation made without the secret key (DESIGN.md §6). */
+  /** Decides every record operation made without the secret key (docs/rules.md). */
   policy: AccessPolicy;
   /** Verifies the `X-Db-User-Token` of a request; null when there is none. Default: always null. */
   authenticateUser?: AuthenticateUser;

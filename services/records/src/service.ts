@@ -30,7 +30,7 @@ import { SqliteRecordStore } from './store/sqlite/sqlite-record-store';
 
 export interface RecordsServiceOptions {
   logRequests?: boolean;
-  /** Defaults to the security rules engine (DESIGN.md §6). */
+  /** Defaults to the security rules engine (docs/rules.md). */
   policy?: AccessPolicy;
   /** Overrides user-token verification entirely (tests). */
   authenticateUser?: AuthenticateUser;

@@ -1,5 +1,5 @@
 /**
- * The AccessPolicy seam (DESIGN.md §6) with an owner-only test policy: reads AND the residual
+ * The AccessPolicy seam (docs/rules.md) with an owner-only test policy: reads AND the residual
  * with the client's where, a `false` residual is 403, a record outside the residual is 404 on
  * get, writes ask canCreate / canUpdate / canDelete, and the secret key bypasses the policy.
  */

@@ -9,7 +9,7 @@ import { describeFieldOptionsContract } from './field-options.contract';
 import { describeFieldRemovalContract } from './field-removal.contract';
 import { describeRecordStoreContract } from './record-store.contract';
 
-// Always: the query translation evaluated by mingo over the same documents (DESIGN.md §3).
+// Always: the query translation evaluated by mingo over the same documents (docs/architecture.md "Ports and adapters").
 describeRecordStoreContract('mongo adapter on mingo', async () => {
   const store = new MongoRecordStore(createMingoDb());
   await store.init();

@@ -1,5 +1,5 @@
 /**
- * The RecordStore contract (DESIGN.md §3): every adapter runs exactly these tests over the same
+ * The RecordStore contract (docs/architecture.md "Ports and adapters"): every adapter runs exactly these tests over the same
  * documents and must give the same answers — every operator, sorts in both directions on
  * several field types (missing values included), keyset pagination, compare-and-set, unique
  * conflicts and idempotency keys.

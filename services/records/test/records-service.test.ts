@@ -1,4 +1,4 @@
-/** Configuration and wiring of the records service (DESIGN.md §9: a bad value names itself). */
+/** Configuration and wiring of the records service (docs/architecture.md "Process behaviour": a bad value names itself). */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -70,7 +70,7 @@ export interface EventRetention {
 export const DEFAULT_EVENT_RETENTION: EventRetention = { maxEvents: 100_000, maxAgeMs: 60 * 60_000 };
 
 /**
- * The EventBus port (DESIGN.md §3, §10): an append-only, trimmed log of change events with a
+ * The EventBus port (docs/architecture.md "Ports and adapters", docs/architecture.md): an append-only, trimmed log of change events with a
  * monotonically increasing `seq`, readable from any position still retained and tailable live.
  * Adapters: SQLite event log (standalone; several processes on one machine share the file) and
  * Redis Streams (cluster). Both pass `shared/test/event-bus.contract.ts`.

@@ -46,7 +46,7 @@ export interface MailRetryPolicy {
 }
 
 /**
- * The mail queue between auth (producer) and the mailer (consumer), DESIGN.md §3. Both
+ * The mail queue between auth (producer) and the mailer (consumer), docs/architecture.md "Ports and adapters". Both
  * adapters (bullmq, embedded SQLite outbox) pass `describeMailQueueContract`.
  *
  * Delivery is at-least-once: a job whose handler was running when its process died is handed

@@ -1,7 +1,7 @@
 import type { JsonValue } from '../types';
 
 /**
- * The value semantics shared by rule evaluation and Predicate JSON (DESIGN.md §6). Stores must
+ * The value semantics shared by rule evaluation and Predicate JSON (docs/rules.md). Stores must
  * give the same answers; docs/rules.md states them for store authors:
  *
  * - equality is deep JSON equality (object key order does not matter; 1 and 1.0 are equal);

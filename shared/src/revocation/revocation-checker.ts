@@ -1,7 +1,7 @@
 import type { ProjectId } from '../types';
 
 /**
- * The read side of session revocation (DESIGN.md §7: "revocation is immediate … on every
+ * The read side of session revocation (docs/auth.md: "revocation is immediate … on every
  * service within 1 s"). The auth service writes revocations; any service that verifies a user
  * token (records: `X-Db-User-Token`) asks a RevocationChecker after checking the signature.
  */

@@ -1,6 +1,6 @@
 /**
  * A MongoDB `Db` stand-in that evaluates every filter, sort, projection and update with mingo
- * (DESIGN.md §3): the mongo adapters run their whole contract suite against it on machines
+ * (docs/architecture.md "Ports and adapters"): the mongo adapters run their whole contract suite against it on machines
  * without a MongoDB server, so every query they translate is executed with MongoDB semantics.
  *
  * It behaves like the server where our adapters could tell the difference:

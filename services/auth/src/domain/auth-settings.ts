@@ -1,6 +1,6 @@
 import Joi from 'joi';
 
-/** Per-project Auth settings (DESIGN.md §4), `GET|PATCH /v1/projects/{p}/settings/auth`. */
+/** Per-project Auth settings (docs/auth.md), `GET|PATCH /v1/projects/{p}/settings/auth`. */
 export interface AuthSettings {
   enabled: boolean;
   /** Seconds an access token lives, 60–86400. */

@@ -53,7 +53,7 @@ export async function startSession(ctx: AuthContext, project: ProjectId, user: U
 }
 
 /**
- * Rotates a refresh token (DESIGN.md §7). The active token → a new one. Its immediate parent
+ * Rotates a refresh token (docs/auth.md). The active token → a new one. Its immediate parent
  * within 10 s → the currently active one. Any other reuse revokes the family; unknown,
  * expired or revoked tokens, and sessions of disabled or deleted users → 401.
  */

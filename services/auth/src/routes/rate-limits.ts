@@ -6,7 +6,7 @@ import { OTP_MAX_ATTEMPTS } from '../flows/sign-in';
 import { CodeFailures } from './code-failures';
 import { SignInFailures } from './sign-in-failures';
 
-/** The window of every Auth rate limit (DESIGN.md §7). */
+/** The window of every Auth rate limit (docs/auth.md). */
 export const RATE_WINDOW_MS = 5 * 60_000;
 
 export type LimitedEndpoint = 'signin' | 'signup' | 'otp-request' | 'otp-redeem' | 'forgot' | 'refresh' | 'account' | 'anonymous';

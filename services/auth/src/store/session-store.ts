@@ -46,7 +46,7 @@ export type RotationOutcome =
   | { outcome: 'invalid' };
 
 /**
- * Sessions as refresh-token families (DESIGN.md §7), with revocation that other services can
+ * Sessions as refresh-token families (docs/auth.md), with revocation that other services can
  * read (`revocations`). Every method takes the project; a sid is unique across projects.
  */
 export interface SessionStore {

@@ -25,7 +25,7 @@ export function parseMailboxQuery(query: { [key: string]: unknown }): MailboxQue
 }
 
 /**
- * The dev mailbox (DESIGN.md §4), mounted only with the mailbox transport; with SMTP the path
+ * The dev mailbox (docs/mailer.md), mounted only with the mailbox transport; with SMTP the path
  * is a 404 like any unknown route.
  * `GET /v1/projects/:project/mailbox?to=&limit=` (secret key) → `{messages}` newest first.
  */

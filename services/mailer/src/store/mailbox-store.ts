@@ -1,6 +1,6 @@
 import type { MailJob, MailKind, ProjectId } from '@plinth/shared';
 
-/** A message kept by the dev mailbox, as `GET /mailbox` returns it (DESIGN.md §4). */
+/** A message kept by the dev mailbox, as `GET /mailbox` returns it (docs/mailer.md). */
 export interface MailboxMessage {
   /** The mail job's id. */
   id: string;

@@ -20,7 +20,7 @@ export interface AccessContext {
 }
 
 /**
- * The seam between the records service and whoever decides access (DESIGN.md §6).
+ * The seam between the records service and whoever decides access (docs/rules.md).
  * The records routes call exactly these methods; nothing else in the service knows about rules.
  */
 export interface AccessPolicy {

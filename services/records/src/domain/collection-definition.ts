@@ -1,5 +1,5 @@
 /**
- * Collection definitions as clients send them (DESIGN.md §5): names, field definitions and
+ * Collection definitions as clients send them (docs/records.md): names, field definitions and
  * rules, from a JSON body or a form-encoded one (`fields` and `rules` as JSON strings).
  */
 import { hasLoneSurrogate, InvalidRequestError, type CollectionRules, type FieldDefinition, type FieldType } from '@plinth/shared';

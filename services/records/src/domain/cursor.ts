@@ -1,5 +1,5 @@
 /**
- * Query cursors (DESIGN.md §5): opaque base64url JSON holding the keyset position after the
+ * Query cursors (docs/records.md): opaque base64url JSON holding the keyset position after the
  * last record of a page and a hash of the query it belongs to. A cursor reused with another
  * query (collection, where, orderBy or direction) is a 400. The limit may change between pages.
  */

@@ -1,5 +1,5 @@
 /**
- * What a value of each field type looks like (DESIGN.md §5). Timestamps are normalized to
+ * What a value of each field type looks like (docs/records.md). Timestamps are normalized to
  * `YYYY-MM-DDTHH:mm:ss.sssZ` (UTC), so stores compare and sort them as plain strings.
  */
 import { InvalidRequestError, type FieldType, type JsonValue } from '@plinth/shared';

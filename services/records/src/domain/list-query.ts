@@ -1,5 +1,5 @@
 /**
- * The query parameters of `GET …/records` (DESIGN.md §5): where, orderBy, direction (asc|desc,
+ * The query parameters of `GET …/records` (docs/records.md): where, orderBy, direction (asc|desc,
  * default asc), limit (default 50, 1–1000), cursor and count (true: the answer also has `total`,
  * the number of records the whole query matches); any other parameter is a 400. Default order: created_at ascending;
  * every order is tie-broken by id.

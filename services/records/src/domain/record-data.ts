@@ -1,5 +1,5 @@
 /**
- * User fields of a record against its collection's definition (DESIGN.md §5): unknown field,
+ * User fields of a record against its collection's definition (docs/records.md): unknown field,
  * wrong type, missing required field and a value over its size limit are 400s naming the field
  * in `details`.
  */

@@ -1,5 +1,5 @@
 /**
- * The `where` query parameter → Predicate (DESIGN.md §5). Every field must be a system field or
+ * The `where` query parameter → Predicate (docs/records.md). Every field must be a system field or
  * a declared user field, every operator one of the ten, and every value of the field's type, so
  * a value like `{"$ne": null}` or a `$`-prefixed field name is a 400 and never widens a query.
  */

@@ -15,7 +15,7 @@ export function accessContext(caller: Caller, now: Date): AccessContext {
   return { keyKind: caller.keyKind, auth: caller.auth, now };
 }
 
-/** The secret key bypasses security rules (DESIGN.md §4). */
+/** The secret key bypasses security rules (docs/api-conventions.md "Credentials"). */
 export function bypassesRules(caller: Caller): boolean {
   return caller.keyKind === 'secret';
 }

@@ -1,5 +1,5 @@
 /**
- * Collection management (DESIGN.md §5): list and get with any project key; create, change and
+ * Collection management (docs/records.md): list and get with any project key; create, change and
  * delete with the secret key. Every saved change increments `revision`.
  */
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, type Collection, type ProjectId } from '@plinth/shared';

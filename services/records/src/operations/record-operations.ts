@@ -1,5 +1,5 @@
 /**
- * Record operations (DESIGN.md §5–6). Every operation goes through the AccessPolicy unless the
+ * Record operations (docs/records.md, docs/rules.md). Every operation goes through the AccessPolicy unless the
  * caller used the secret key: reads AND the policy's residual with the client's where, writes
  * ask canCreate / canUpdate / canDelete. Version checks are the store's compare-and-set.
  */
@@ -30,7 +30,7 @@ import { DEFAULT_LIMITS, type RecordLimits } from '../domain/limits';
 import { deniedByRules } from '../domain/rule-refusal';
 import { noPublish, type PublishChange } from './publish-change';
 
-/** Idempotency keys are remembered this long (DESIGN.md §5). */
+/** Idempotency keys are remembered this long (docs/records.md). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** Unconditional writes retry their compare-and-set this many times under contention. */
@@ -170,7 +170,7 @@ export class RecordOperations {
   }
 
   /**
-   * `POST …/subscribe` (DESIGN.md §6): the client's where AND the read rule's residual for this
+   * `POST …/subscribe` (docs/rules.md): the client's where AND the read rule's residual for this
    * caller, and optionally the first page of exactly that query (GET …/records continues it with
    * the returned cursor and the same where, orderBy and direction).
    */

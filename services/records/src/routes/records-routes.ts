@@ -1,5 +1,5 @@
 /**
- * HTTP routes of the records service (contract §4, DESIGN.md §5). Paths are the full public
+ * HTTP routes of the records service (contract §4, docs/records.md). Paths are the full public
  * paths; the gateway forwards them unchanged.
  */
 import { Router, type Request, type Response } from 'express';

@@ -1,4 +1,4 @@
-/** The security-rules engine (DESIGN.md §6, docs/rules.md). */
+/** The security-rules engine (docs/rules.md, docs/rules.md). */
 export { authFromUserToken, USER_TOKEN_HEADER, type UserTokenInput } from './access-context';
 export { createRulesPolicy, type RulesPolicy, type RulesPolicyOptions } from './policy';
 export { matchesPredicate, comparisonHolds } from './matches-predicate';

@@ -2,7 +2,7 @@ import jsep from 'jsep';
 import { RuleSyntaxError, type AuthMember, type Ref, type RuleComparisonOp, type RuleExpr } from './ast';
 
 /**
- * Rule strings → RuleExpr, through jsep (DESIGN.md §6). jsep does the parsing; this file only
+ * Rule strings → RuleExpr, through jsep (docs/rules.md). jsep does the parsing; this file only
  * records where each token starts, then maps jsep's tree onto the small rule language, resolving
  * every identifier through an allowlist. Anything outside the language is a RuleSyntaxError
  * carrying the character position.

@@ -15,7 +15,7 @@ export interface RulesPolicyOptions {
 }
 
 /**
- * The security-rules engine behind the records service's AccessPolicy seam (DESIGN.md §6).
+ * The security-rules engine behind the records service's AccessPolicy seam (docs/rules.md).
  * A secret key bypasses every rule; a missing rule denies; reads get a residual Predicate;
  * writes are fully evaluated. Rule strings are parsed once per process (cached by string).
  */

@@ -15,7 +15,7 @@ export interface SubscriptionRequest {
   limit?: number;
 }
 
-/** The rule-checked part of `POST …/collections/{c}/subscribe`'s answer (DESIGN.md §6). */
+/** The rule-checked part of `POST …/collections/{c}/subscribe`'s answer (docs/rules.md). */
 export interface ResolvedSubscription {
   collection: string;
   /** The collection revision the predicate was resolved against: re-subscribe when it changes. */

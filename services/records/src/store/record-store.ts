@@ -11,7 +11,7 @@ export interface KeysetPosition {
 }
 
 /**
- * A validated query. The records service builds it (DESIGN.md §5): every field in `predicate`
+ * A validated query. The records service builds it (docs/records.md): every field in `predicate`
  * and `orderBy` is a system field or a declared user field, every value has the field's type.
  */
 export interface RecordQuery {
@@ -106,7 +106,7 @@ export interface CollectionChange {
 }
 
 /**
- * Storage of collections, records and idempotency keys for every project (DESIGN.md §3).
+ * Storage of collections, records and idempotency keys for every project (docs/architecture.md "Ports and adapters").
  *
  * Records cross this port as RecordDoc: system fields (`id, version, created_at, updated_at`)
  * plus user fields at the top level. Ids, timestamps, versions and validation are the caller's

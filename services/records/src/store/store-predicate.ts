@@ -1,5 +1,5 @@
 /**
- * Predicate cleaning shared by both adapters (DESIGN.md §6 semantics, reference:
+ * Predicate cleaning shared by both adapters (docs/rules.md semantics, reference:
  * `rules/matches-predicate.ts`). A comparison whose answer is fixed by the field's declared type
  * is resolved here — a text field never equals a number, a boolean is never ordered, a list is
  * never `==` a scalar — so both compilers only ever see comparisons they translate exactly:

@@ -1,4 +1,4 @@
-/** Collections through the real gateway: contract §4 (Collections) and DESIGN.md §5. */
+/** Collections through the real gateway: contract §4 (Collections) and docs/records.md. */
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { client, type Client } from './client';
 

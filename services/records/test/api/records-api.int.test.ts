@@ -1,4 +1,4 @@
-/** Records through the real gateway: contract §4 (Records), §3 (record version), DESIGN.md §5. */
+/** Records through the real gateway: contract §4 (Records), §3 (record version), docs/records.md. */
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { client, type Client } from './client';
 

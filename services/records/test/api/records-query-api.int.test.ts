@@ -1,4 +1,4 @@
-/** Queries through the real gateway: where, orderBy, direction, limit, cursor (DESIGN.md §5). */
+/** Queries through the real gateway: where, orderBy, direction, limit, cursor (docs/records.md). */
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { client, qs, type Client } from './client';
 

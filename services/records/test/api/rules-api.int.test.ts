@@ -1,5 +1,5 @@
 /**
- * Security rules end to end (DESIGN.md §6, docs/rules.md): the real gateway, the real auth
+ * Security rules end to end (docs/rules.md, docs/rules.md): the real gateway, the real auth
  * service issuing ES256 tokens to signed-up users, and the records service verifying them as
  * `X-Db-User-Token`. Each worked example of docs/rules.md is exercised here with real users.
  */

@@ -1,5 +1,5 @@
 /**
- * Predicate JSON → SQL over one collection table, with bound parameters (DESIGN.md §6).
+ * Predicate JSON → SQL over one collection table, with bound parameters (docs/rules.md).
  *
  * Semantics shared with the mongo adapter (two-valued: a comparison is never "unknown"):
  * `== null` matches a missing value; `!=` and `not-in` match missing values; ranges and `in`
