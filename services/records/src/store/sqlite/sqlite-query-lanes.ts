@@ -51,6 +51,9 @@ function shapeOf(job: QueryJob): string {
   return job.runs.length === 1 ? job.runs[0]!.sql : job.runs.map((r) => r.sql).join('\n');
 }
 
+/** The nice value of the heavy lane's reader threads (Linux; 0 is the default, 19 the lowest). */
+const HEAVY_NICE = 10;
+
 export class SqliteQueryLanes {
   readonly costs = new QueryShapeCosts();
   private readonly light: AdmissionQueue;
@@ -62,7 +65,9 @@ export class SqliteQueryLanes {
     const maxQueued = opts.maxQueued ?? 100;
     const maxWaitMs = opts.maxWaitMs ?? 1000;
     this.lightReaders = new SqliteReaders(file, readers);
-    this.heavyReaders = new SqliteReaders(file, readers);
+    // Heavy queries run at a lower priority (nice 10): a cheap query's thread or an event loop
+    // never waits for a core behind them.
+    this.heavyReaders = new SqliteReaders(file, readers, HEAVY_NICE);
     this.light = new AdmissionQueue({
       name: 'queries',
       concurrency: readers,

@@ -37,6 +37,18 @@ function readerMain(run: typeof runQueryJob): void {
   const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Database = require(workerData.driver) as typeof import('better-sqlite3');
+  if (workerData.nice) {
+    // Linux schedules each thread on its own: this one yields the cores to the event loops and
+    // to the other readers whenever they want them (elsewhere the call fails and changes nothing).
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const tid = Number(String(require('node:fs').readlinkSync('/proc/thread-self')).split('/').pop());
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      if (tid > 0) require('node:os').setPriority(tid, workerData.nice);
+    } catch {
+      // No per-thread priority here: the lanes' own limits still apply.
+    }
+  }
   const db = new Database(workerData.file, { fileMustExist: true });
   db.pragma('query_only = ON');
   db.pragma('busy_timeout = 5000');
@@ -83,6 +95,8 @@ export class SqliteReaders {
   constructor(
     private readonly file: string,
     private readonly size: number,
+    /** A nice value for the threads (Linux): 10 lets any other thread of the machine go first. */
+    private readonly nice = 0,
   ) {}
 
   /**
@@ -103,7 +117,7 @@ export class SqliteReaders {
       // A reader only turns rows into messages: a small young generation keeps its heap (and
       // the process's resident memory) small without slowing it.
       resourceLimits: { maxYoungGenerationSizeMb: 4 },
-      workerData: { file: this.file, driver: require.resolve('better-sqlite3'), budgetFunction: BUDGET_FUNCTION, timeoutMark: TIMEOUT_MARK },
+      workerData: { file: this.file, driver: require.resolve('better-sqlite3'), budgetFunction: BUDGET_FUNCTION, timeoutMark: TIMEOUT_MARK, nice: this.nice },
     });
     // Idle readers never keep the process alive; close() ends them.
     worker.unref();
