@@ -1,6 +1,7 @@
 import { WebSocket } from 'ws';
 import { internalHeaders } from '@plinth/shared';
 import { startCluster, type Cluster, type RunningProcess } from '../../gateway/src/testing/cluster';
+import { redisRun } from '../e2e/support/redis-run';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
 import { RtClient, refusal, wsUrl } from '../../services/realtime/test/support/rt-client';
 
@@ -14,13 +15,15 @@ import { RtClient, refusal, wsUrl } from '../../services/realtime/test/support/r
 describe('realtime replicas fail over', () => {
   let cluster: Cluster;
   let p: ProjectAccess;
+  // A mail queue of its own in the shared Redis, obliterated at the end.
+  const run = redisRun('rt-failover');
 
   beforeAll(async () => {
     cluster = await startCluster({
       replicas: { realtime: 2 },
-      env: { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+      env: { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', PLINTH_MAIL_QUEUE: run.queueName },
     });
-    p = { url: cluster.url, ...(await cluster.createProject()) };
+    p = { url: cluster.url, ...(await cluster.createProject(run.projectId('rtf'))) };
     const res = await projectCall(p, 'POST', '/collections', {
       key: p.secretKey,
       body: { name: 'board', fields: { text: { type: 'text' } }, rules: { read: 'true' } },
@@ -28,7 +31,10 @@ describe('realtime replicas fail over', () => {
     expect(res.status).toBe(201);
   }, 90_000);
 
-  afterAll(() => cluster?.stop());
+  afterAll(async () => {
+    await cluster?.stop();
+    await run.cleanUp();
+  });
 
   const replica = (i: number): RunningProcess => cluster.processes.find((x) => x.name === `realtime-${i}`)!;
 
