@@ -7,6 +7,7 @@ import { startBackupSchedule, type BackupSchedule } from './backup/schedule';
 import { ensureDemoProject, resolveAdminKey } from './bootstrap';
 import { standaloneConfigSchema, standalonePublicUrl, type StandaloneConfig } from './config';
 import { KeyAuthenticator } from './key-authenticator';
+import { pickPort } from './pick-port';
 import { createProjectStore } from './store/from-config';
 import { startWorkerPool, workerSlot } from './workers';
 
@@ -22,6 +23,12 @@ async function main(): Promise<void> {
   const config: StandaloneConfig = loadConfigOrExit(standaloneConfigSchema);
   const logger = createLogger('plinth', config.LOG_LEVEL);
   if (cluster.isWorker) return runWorker(config, logger);
+  if (config.PORT === 0) {
+    // PORT=0: any free port — chosen now, not at listen, because mail links (PLINTH_PUBLIC_URL
+    // follows PORT) are composed before the server listens; workers inherit it.
+    config.PORT = await pickPort(config.HOST);
+    process.env.PORT = String(config.PORT);
+  }
   const admin = resolveAdminKey(config.PLINTH_DATA_DIR, config.PLINTH_ADMIN_KEY);
   if (config.PLINTH_WORKERS === 1) return runSingle(config, logger, admin);
   return runPrimary(config, logger, admin);

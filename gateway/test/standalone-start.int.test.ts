@@ -46,9 +46,14 @@ describe('mail links follow the port', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-links-'));
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  it('without PLINTH_PUBLIC_URL, a reset link opens on this server\'s own port, and the banner says where', async () => {
-    const port = await freePort();
-    const plinth = await start(dataDir, { PORT: String(port), PLINTH_PUBLIC_URL: '', PLINTH_BCRYPT_COST: '4', PLINTH_MAIL_POLL_MS: '50' });
+  it.each([
+    ['a given PORT', true],
+    ['PORT=0 (any free port)', false],
+  ])('without PLINTH_PUBLIC_URL, a reset link opens on this server\'s own port, and the banner says where: %s', async (_how, given) => {
+    const chosen = given ? await freePort() : 0;
+    const plinth = await start(dataDir, { PORT: String(chosen), PLINTH_PUBLIC_URL: '', PLINTH_BCRYPT_COST: '4', PLINTH_MAIL_POLL_MS: '50' });
+    const port = given ? chosen : Number(new URL(plinth.url).port);
+    const email = `links-${given ? 'given' : 'any'}@port.example`;
     try {
       expect(plinth.output()).toContain(`mail links:      http://localhost:${port}`);
       const call = (method: string, p: string, body?: object) =>
@@ -58,11 +63,11 @@ describe('mail links follow the port', () => {
           body: body && JSON.stringify(body),
         });
       expect((await call('PATCH', '/settings/auth', { enabled: true })).status).toBe(200);
-      expect((await call('POST', '/auth/users', { email: 'links@port.example', password: 'links password' })).status).toBe(201);
-      expect((await call('POST', '/auth/password/forgot', { email: 'links@port.example' })).status).toBe(200);
+      expect((await call('POST', '/auth/users', { email, password: 'links password' })).status).toBe(201);
+      expect((await call('POST', '/auth/password/forgot', { email })).status).toBe(200);
       let text = '';
       for (let i = 0; i < 100 && !text; i += 1) {
-        const mail = (await (await call('GET', '/mailbox?to=links@port.example')).json()) as { messages: Array<{ text: string }> };
+        const mail = (await (await call('GET', `/mailbox?to=${email}`)).json()) as { messages: Array<{ text: string }> };
         text = mail.messages[0]?.text ?? '';
         if (!text) await new Promise((r) => setTimeout(r, 50));
       }

@@ -1,10 +1,6 @@
-import net from 'node:net';
+import { pickPort } from '../pick-port';
 
 /** A port nobody listens on right now (the OS picks it; we release it for the child to bind). */
 export async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
+  return pickPort('127.0.0.1');
 }
