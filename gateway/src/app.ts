@@ -59,6 +59,8 @@ export interface GatewayOptions {
   realtime?: UpgradeTarget;
   /** The built admin dashboard served at `/_/` (default dashboard/dist of this checkout). */
   dashboardDir?: string;
+  /** The address users reach (PLINTH_PUBLIC_URL; mail links start with it), shown to the operator. */
+  publicUrl?: string;
 }
 
 export interface Gateway {
@@ -182,7 +184,7 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
   // Only paths under `/_` enter the dashboard's router (API requests skip its layers).
   const dashboard = dashboardRoutes(opts.dashboardDir);
   app.use((req, res, next) => (req.path.startsWith(DASHBOARD_PATH) ? dashboard(req, res, next) : next()));
-  app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey, deletion }));
+  app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey, deletion, publicUrl: opts.publicUrl }));
 
   app.get(REALTIME_ROUTE, () => {
     throw new InvalidRequestError('The realtime endpoint takes WebSocket connections only (Upgrade: websocket).');

@@ -51,6 +51,8 @@ export interface GatewayConfig extends GatewaySharedConfig {
   MAILER_URL: string;
   /** The realtime service's replicas (WebSocket upgrades are proxied there); optional. */
   REALTIME_URL?: string;
+  /** The address users reach; only reported to the operator (`plinth doctor`) — mail links use the mailer's. */
+  PLINTH_PUBLIC_URL?: string;
 }
 
 export const gatewayConfigSchema = Joi.object<GatewayConfig>({
@@ -63,6 +65,7 @@ export const gatewayConfigSchema = Joi.object<GatewayConfig>({
   AUTH_URL: urlList.required(),
   MAILER_URL: urlList.required(),
   REALTIME_URL: urlList,
+  PLINTH_PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
 });
 
 /** Standalone mode: gateway plus every service in one process. Keys are generated when unset. */

@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     store,
     upstreams,
     adminKey: config.PLINTH_ADMIN_KEY,
+    publicUrl: config.PLINTH_PUBLIC_URL,
     logger,
     corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,

@@ -94,6 +94,7 @@ export async function composeStandalone(
       mailer: inProcessUpstream(mailer.app),
     },
     adminKey: config.PLINTH_ADMIN_KEY,
+    publicUrl: serviceEnv.PLINTH_PUBLIC_URL,
     logger,
     corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,

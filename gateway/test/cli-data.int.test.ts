@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../src/cli/run';
+import { freePort } from '../src/testing/free-port';
 import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
 
 const EXAMPLE_SCHEMA = path.resolve(__dirname, '../../examples/plinth.schema.json');
@@ -15,7 +16,9 @@ describe('plinth CLI: collections, records, users, apply/pull, doctor', () => {
   let url: string;
   let dir: string;
   beforeAll(async () => {
-    t = await startTestPlinth({ env: { PLINTH_MAIL_POLL_MS: '50' } });
+    // Mail links lead to this server, as a real one's do (doctor checks that they answer).
+    const port = await freePort();
+    t = await startTestPlinth({ env: { PLINTH_MAIL_POLL_MS: '50', PLINTH_PUBLIC_URL: `http://127.0.0.1:${port}` }, port });
     url = await t.url();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-cli-'));
   });
@@ -226,6 +229,7 @@ describe('plinth CLI: collections, records, users, apply/pull, doctor', () => {
     expect(good.code).toBe(0);
     expect(good.out).toContain('ok    the operator key is valid');
     expect(good.out).toContain(`ok    the secret key is valid for project "${t.project.id}"`);
+    expect(good.out).toContain(`ok    mail links point to ${url}, which answers`);
     expect(good.out).toContain('all checks passed');
     const publicAsSecret = await cli(['doctor'], { PLINTH_SECRET_KEY: t.project.publicKey });
     expect(publicAsSecret.code).toBe(1);
@@ -233,6 +237,15 @@ describe('plinth CLI: collections, records, users, apply/pull, doctor', () => {
     const wrongAdmin = await cli(['doctor', '--admin-key', 'adm_wrong']);
     expect(wrongAdmin.code).toBe(1);
     expect(wrongAdmin.out).toContain('FAIL  the operator key is refused (401)');
+    // A server whose mail links lead elsewhere (PLINTH_PUBLIC_URL left at another port).
+    const misplaced = await startTestPlinth({ env: { PLINTH_PUBLIC_URL: 'http://127.0.0.1:9' } });
+    try {
+      const r = await cli(['doctor'], { PLINTH: await misplaced.url(), PLINTH_PROJECT: misplaced.project.id, PLINTH_SECRET_KEY: misplaced.project.secretKey, PLINTH_ADMIN_KEY: misplaced.adminKey });
+      expect(r.code).toBe(1);
+      expect(r.out).toMatch(/FAIL  mail links point to http:\/\/127\.0\.0\.1:9, which does not answer .*: set PLINTH_PUBLIC_URL to the address your users reach/);
+    } finally {
+      await misplaced.close();
+    }
     const down = await cli(['doctor', '--url', 'http://127.0.0.1:9']);
     expect(down.code).toBe(1);
     expect(down.out).toContain('FAIL  cannot reach http://127.0.0.1:9');

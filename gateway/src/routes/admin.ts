@@ -22,6 +22,8 @@ export interface AdminDeps {
   keys: KeyAuthenticator;
   adminKey: string;
   deletion: ProjectDeletion;
+  /** PLINTH_PUBLIC_URL as this gateway knows it (undefined in a cluster gateway without it). */
+  publicUrl?: string;
 }
 
 /** Operator-key check: the operator key passes; a project key is 403; anything else 401. */
@@ -68,6 +70,11 @@ export function adminRoutes(deps: AdminDeps): Router {
   const r = Router();
   r.use(requireOperator(deps));
   r.use(parseBody());
+
+  // What the server believes about itself, for `plinth doctor` (docs/cli.md).
+  r.get('/server', (_req, res) => {
+    res.json({ public_url: deps.publicUrl ?? null });
+  });
 
   r.post('/projects', async (req, res) => {
     const body = validate(createProjectSchema, req.body);

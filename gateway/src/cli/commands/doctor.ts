@@ -3,6 +3,35 @@ import type { CliIo, Connection } from '../client';
 
 type Level = 'ok' | 'warn' | 'FAIL';
 
+const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * Mail links (verification, reset, magic links) start with the server's PLINTH_PUBLIC_URL: it must
+ * answer, here, as this Plinth — a link to a wrong port or host is a mail nobody can use.
+ */
+async function checkPublicUrl(conn: Connection, admin: string, report: (level: Level, text: string) => void): Promise<void> {
+  const r = await conn.call('GET', '/v1/admin/server', { key: admin });
+  if (r.status !== 200) return report('warn', `the server does not say its public address (${r.status}): mail links not checked`);
+  const publicUrl = (r.body as { public_url?: string | null }).public_url;
+  if (!publicUrl) return report('warn', 'PLINTH_PUBLIC_URL is not set on the gateway: mail links not checked');
+  let answered: string;
+  try {
+    const health = await fetch(new URL('/healthz', publicUrl), { signal: AbortSignal.timeout(3000), redirect: 'manual' });
+    const body = (await health.json().catch(() => null)) as { service?: string } | null;
+    answered = health.status === 200 && body?.service === 'gateway' ? '' : `answers ${health.status}, not as a Plinth gateway`;
+  } catch (err) {
+    answered = `does not answer (${err instanceof Error ? err.message : String(err)})`;
+  }
+  if (answered) {
+    return report('FAIL', `mail links point to ${publicUrl}, which ${answered}: set PLINTH_PUBLIC_URL to the address your users reach`);
+  }
+  report('ok', `mail links point to ${publicUrl}, which answers`);
+  const url = new URL(publicUrl);
+  if (url.protocol !== 'https:' && !LOCAL_HOSTS.includes(url.hostname)) {
+    report('warn', `mail links point to ${publicUrl}, which is not https: links carry one-time tokens in clear`);
+  }
+}
+
 export async function doctorCommand(_args: string[], conn: Connection, io: CliIo): Promise<number> {
   let failed = false;
   const report = (level: Level, text: string): void => {
@@ -17,7 +46,7 @@ export async function doctorCommand(_args: string[], conn: Connection, io: CliIo
     report('FAIL', `"${conn.url}" is not a URL (set --url, PLINTH_URL or PLINTH)`);
   }
   if (url) {
-    const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+    const local = LOCAL_HOSTS.includes(url.hostname);
     if (url.protocol !== 'https:' && !local) report('warn', `${conn.url} is not https: keys travel in clear`);
     const health = await conn.call('GET', '/healthz').catch((e: Error) => e);
     if (health instanceof Error) {
@@ -41,6 +70,7 @@ export async function doctorCommand(_args: string[], conn: Connection, io: CliIo
       report('ok', 'the operator key is valid');
       const ids = ((r.body as { projects?: Array<{ id: string }> }).projects ?? []).map((p) => p.id);
       report(ids.includes(conn.project) ? 'ok' : 'FAIL', `project "${conn.project}" ${ids.includes(conn.project) ? 'exists' : 'does not exist'}`);
+      await checkPublicUrl(conn, admin, report);
     }
   }
 
