@@ -33,6 +33,10 @@ export function describeRecordStoreEdges(makeStore: () => Promise<RecordStore>):
       await store.close();
     });
 
+    it('answers ping', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+
     describe(`the most indexed fields a collection may have (${MAX_INDEXED_FIELDS}, all unique)`, () => {
       it('are created, enforced, and swapped all at once for as many others in one change', async () => {
         const first = collection('wide', uniqueFields('a', MAX_INDEXED_FIELDS));

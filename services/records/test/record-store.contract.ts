@@ -494,10 +494,6 @@ export function describeRecordStoreContract(name: string, makeStore: () => Promi
         expect(other.replayed).toBe(false);
       });
     });
-
-    it('answers ping', async () => {
-      await expect(store.ping()).resolves.toBeUndefined();
-    });
   });
   describeRecordStoreEdges(makeStore);
 }
