@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'reauthentication_required'
+  | 'mfa_required'
   | 'not_found'
   | 'request_timeout'
   | 'conflict'
@@ -23,6 +24,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   unauthorized: 401,
   forbidden: 403,
   reauthentication_required: 403,
+  mfa_required: 401,
   not_found: 404,
   request_timeout: 408,
   conflict: 409,
@@ -88,6 +90,16 @@ export class ForbiddenError extends PlinthError {
 export class ReauthenticationRequiredError extends PlinthError {
   constructor(message = 'This change needs a recent sign-in: prove it with POST /auth/reauthenticate, then try again.', details?: ErrorDetails) {
     super('reauthentication_required', message, details);
+  }
+}
+/**
+ * A sign-in whose first factor was right, of a user with a second factor: no session yet.
+ * `details.challenge` (single use, short-lived) goes with a code to POST /auth/mfa/verify
+ * (docs/auth.md "Two-factor sign-in"). Not an UnauthorizedError: it is no failed sign-in.
+ */
+export class MfaRequiredError extends PlinthError {
+  constructor(details: ErrorDetails, message = 'A second factor is required: send the challenge with a code to POST /auth/mfa/verify.') {
+    super('mfa_required', message, details);
   }
 }
 export class NotFoundError extends PlinthError {

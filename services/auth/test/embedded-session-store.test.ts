@@ -18,6 +18,20 @@ describeSessionStoreContract('embedded (SQLite, in-process broadcast)', async ()
 describe('EmbeddedSessionStore specifics', () => {
   const project = asProjectId('proj-one');
 
+  it('a database from before session assurance levels gains the column; its sessions are aal 1', async () => {
+    const db = openSqlite(':memory:');
+    db.exec(`CREATE TABLE auth_sessions (
+      project TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, created_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL, current_hash TEXT NOT NULL, parent_hash TEXT, grace TEXT,
+      rotated_at INTEGER, revoked_at INTEGER, PRIMARY KEY (project, id))`);
+    const now = Date.now();
+    db.prepare("INSERT INTO auth_sessions (project, id, user_id, created_at, expires_at, current_hash) VALUES ('proj-one', 'ses_old', 'usr_a', ?, ?, 'h')").run(now, now + 60_000);
+    const store = new EmbeddedSessionStore(db);
+    expect(await store.getActive(project, 'ses_old', now)).toMatchObject({ id: 'ses_old', aal: 1 });
+    new EmbeddedSessionStore(db); // a second start changes nothing
+    db.close();
+  });
+
   it('keeps sessions and revocations across a restart on the same file', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'auth-sess-'));
     const file = path.join(dir, 'auth.db');

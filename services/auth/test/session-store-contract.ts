@@ -26,7 +26,7 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
 
     it('a new session is active until it expires', async () => {
       const { sid } = await start();
-      expect(await store.getActive(project, sid, T0 + 1)).toEqual({ id: sid, user_id: 'usr_a', created_at: T0, expires_at: T0 + 30 * DAY });
+      expect(await store.getActive(project, sid, T0 + 1)).toEqual({ id: sid, user_id: 'usr_a', created_at: T0, expires_at: T0 + 30 * DAY, aal: 1 });
       expect(await store.getActive(project, sid, T0 + 30 * DAY)).toBeNull();
       expect(await store.getActive(other, sid, T0 + 1)).toBeNull();
       expect(await store.getActive(project, 'ses_unknown', T0)).toBeNull();
@@ -35,10 +35,21 @@ export function describeSessionStoreContract(name: string, makeStore: () => Prom
     it('rotating the active token activates the next one and moves the expiry', async () => {
       const { sid, hash } = await start();
       const r = await store.rotate(project, rotation(hash, 'h2', T0 + 1000));
-      expect(r).toEqual({ outcome: 'rotated', session: { id: sid, user_id: 'usr_a', created_at: T0, expires_at: T0 + 1000 + 30 * DAY } });
+      expect(r).toEqual({ outcome: 'rotated', session: { id: sid, user_id: 'usr_a', created_at: T0, expires_at: T0 + 1000 + 30 * DAY, aal: 1 } });
       const r2 = await store.rotate(project, rotation('h2', 'h3', T0 + 60_000));
       expect(r2.outcome).toBe('rotated');
       expect(await store.getActive(project, sid, T0 + 30 * DAY + 30_000)).not.toBeNull();
+    });
+
+    it('a session started at aal 2 keeps it through rotation, the grace window and reads', async () => {
+      const sid = newId('ses_');
+      await store.create(project, { id: sid, user_id: 'usr_a', refresh_hash: 'aal-h1', now: T0, expires_at: T0 + 30 * DAY, aal: 2 });
+      expect(await store.getActive(project, sid, T0 + 1)).toMatchObject({ id: sid, aal: 2 });
+      expect(await store.rotate(project, rotation('aal-h1', 'aal-h2', T0 + 1000))).toMatchObject({ outcome: 'rotated', session: { aal: 2 } });
+      expect(await store.rotate(project, rotation('aal-h1', 'aal-hx', T0 + 2000))).toMatchObject({ outcome: 'grace', session: { aal: 2 } });
+      expect(await store.rotate(project, rotation('aal-h2', 'aal-h3', T0 + 60_000))).toMatchObject({ outcome: 'rotated', session: { aal: 2 } });
+      const { sid: one } = await start();
+      expect(await store.getActive(project, one, T0 + 1)).toMatchObject({ aal: 1 });
     });
 
     it('reusing the immediate parent within the grace window hands back the grace blob and changes nothing', async () => {

@@ -2,6 +2,7 @@ import { asProjectId, ConflictError, type ProjectId } from '@plinth/shared';
 import { DEFAULT_AUTH_SETTINGS } from '../src/domain/auth-settings';
 import { newUserRecord } from '../src/domain/new-user';
 import { mailSlotKey, type UserRecord, type UserStore } from '../src/store/user-store';
+import { describeFactorStoreContract } from './factor-store-contract';
 import { freshStorePerTest, type StoreFixture } from './forwarding-handle';
 
 
@@ -18,6 +19,8 @@ export function describeUserStoreContract(name: string, makeStore: () => Promise
     const store = freshStorePerTest(makeStore);
     const project: ProjectId = asProjectId('proj-one');
     const other: ProjectId = asProjectId('proj-two');
+
+    describeFactorStoreContract(store);
 
     describe('users', () => {
       it('creates and reads a user by id and by e-mail in any case', async () => {

@@ -11,7 +11,7 @@ const UNSAFE_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', '
 /**
  * `claims` of `PATCH /users/{id}`: a JSON object of at most 1000 bytes whose names are
  * identifiers, not reserved (iss, sub, aud, exp, nbf, iat, jti, sid, email, email_verified,
- * anonymous, kid, typ, alg) and not `__proto__`/`constructor`/`prototype`. `{}` removes every claim.
+ * anonymous, aal, kid, typ, alg) and not `__proto__`/`constructor`/`prototype`. `{}` removes every claim.
  */
 export const userClaimsSchema = Joi.object<{ [name: string]: JsonValue }>()
   .unknown(true)

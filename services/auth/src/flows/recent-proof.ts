@@ -26,5 +26,5 @@ export async function requireRecentProof(ctx: AuthContext, project: ProjectId, c
 export async function reauthenticate(ctx: AuthContext, project: ProjectId, caller: SignedIn, proof: Proof, by: Requester): Promise<Session> {
   await checkProof(ctx, project, caller.user, proof, by);
   await ctx.sessions.revoke(project, caller.sid, ctx.clock());
-  return startSession(ctx, project, caller.user);
+  return startSession(ctx, project, caller.user, caller.session.aal);
 }

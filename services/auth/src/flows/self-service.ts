@@ -34,7 +34,7 @@ export async function changePassword(
   const updated = await ctx.users.updateUser(project, user.id, { password_hash: await ctx.passwords.hash(input.new_password, hashTicket(project, by)) });
   if (!updated) throw new UnauthorizedError('The user token is invalid, expired or revoked.');
   await afterPasswordChange(ctx, project, updated);
-  return startSession(ctx, project, updated);
+  return startSession(ctx, project, updated, caller.session.aal);
 }
 
 /** Changes the signed-in user's own profile fields. */

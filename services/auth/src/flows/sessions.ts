@@ -2,7 +2,7 @@ import { newId, UnauthorizedError, type ProjectId, type Session } from '@plinth/
 import type { AuthSettings } from '../domain/auth-settings';
 import { toPublicUser } from '../domain/public-user';
 import { newRefreshToken, openGrace, sealGrace, sha256 } from '../domain/secrets';
-import type { SessionInfo } from '../store/session-store';
+import type { SessionAal, SessionInfo } from '../store/session-store';
 import type { UserRecord } from '../store/user-store';
 import type { AuthContext } from './auth-context';
 
@@ -18,10 +18,11 @@ async function sessionBody(
   sid: string,
   refreshToken: string,
   settings: AuthSettings,
+  aal: SessionAal,
 ): Promise<Session> {
   const signed = await ctx.tokens.sign(
     project,
-    { sub: user.id, sid, email: user.email ?? undefined, email_verified: user.email_verified, anonymous: user.is_anonymous, extra: user.claims },
+    { sub: user.id, sid, email: user.email ?? undefined, email_verified: user.email_verified, anonymous: user.is_anonymous, aal, extra: user.claims },
     settings.access_token_ttl,
   );
   return {
@@ -33,8 +34,12 @@ async function sessionBody(
   };
 }
 
-/** Starts a new session for `user` (sign-up, sign-in, OTP redeem) and records the sign-in time. */
-export async function startSession(ctx: AuthContext, project: ProjectId, user: UserRecord): Promise<Session> {
+/**
+ * Starts a new session for `user` and records the sign-in time. A sign-in reaches it only
+ * through the two-factor gate (mfa-gate.ts); a session that replaces the caller's own (password
+ * change, reauthentication) keeps the caller's `aal`.
+ */
+export async function startSession(ctx: AuthContext, project: ProjectId, user: UserRecord, aal: SessionAal = 1): Promise<Session> {
   const settings = await ctx.settings.get(project);
   const now = ctx.clock();
   const refreshToken = newRefreshToken();
@@ -45,11 +50,12 @@ export async function startSession(ctx: AuthContext, project: ProjectId, user: U
     refresh_hash: sha256(refreshToken),
     now,
     expires_at: now + settings.refresh_token_ttl * 1000,
+    aal,
   });
   // After the session exists: a sign-up whose session could not be made is still unfinished.
   const signedIn = (await ctx.users.updateUser(project, user.id, { last_sign_in_at: new Date(now).toISOString() })) ?? user;
   ctx.anonymous.maybeRun(now);
-  return sessionBody(ctx, project, signedIn, sid, refreshToken, settings);
+  return sessionBody(ctx, project, signedIn, sid, refreshToken, settings, aal);
 }
 
 /**
@@ -78,7 +84,7 @@ export async function refreshSession(ctx: AuthContext, project: ProjectId, prese
     throw new UnauthorizedError(INVALID_REFRESH);
   }
   await ctx.anonymous.noteActivity(project, user, now);
-  return sessionBody(ctx, project, user, r.session.id, token, settings);
+  return sessionBody(ctx, project, user, r.session.id, token, settings, r.session.aal);
 }
 
 /** Ends the session the refresh token belongs to. Unknown tokens end nothing (and are not an error). */

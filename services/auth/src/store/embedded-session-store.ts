@@ -31,6 +31,7 @@ interface SessionRow {
   grace: string | null;
   rotated_at: number | null;
   revoked_at: number | null;
+  aal: number;
 }
 
 /**
@@ -66,7 +67,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 const PRUNE_STEP = 200;
 
 function info(r: SessionRow): SessionInfo {
-  return { id: r.id, user_id: r.user_id, created_at: r.created_at, expires_at: r.expires_at };
+  return { id: r.id, user_id: r.user_id, created_at: r.created_at, expires_at: r.expires_at, aal: r.aal === 2 ? 2 : 1 };
 }
 
 /**
@@ -84,6 +85,10 @@ export class EmbeddedSessionStore implements SessionStore {
     now: () => number = Date.now,
   ) {
     db.exec(SCHEMA);
+    // Added after the first release: the session's assurance level (docs/auth.md "Two-factor sign-in").
+    if (!(db.prepare('PRAGMA table_info(auth_sessions)').all() as Array<{ name: string }>).some((c) => c.name === 'aal')) {
+      db.exec('ALTER TABLE auth_sessions ADD COLUMN aal INTEGER NOT NULL DEFAULT 1');
+    }
     this.revocations = new SharedRevocationList(db, () => Math.floor(now() / 1000));
     const rows = db
       .prepare('SELECT project, id, revoked_at FROM auth_sessions WHERE revoked_at >= ?')
@@ -111,10 +116,10 @@ export class EmbeddedSessionStore implements SessionStore {
     const tx = this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO auth_sessions (project, id, user_id, created_at, expires_at, current_hash)
-           VALUES (?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO auth_sessions (project, id, user_id, created_at, expires_at, current_hash, aal)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(project, s.id, s.user_id, s.now, s.expires_at, s.refresh_hash);
+        .run(project, s.id, s.user_id, s.now, s.expires_at, s.refresh_hash, s.aal ?? 1);
       this.db.prepare('INSERT INTO auth_refresh_tokens (project, hash, sid) VALUES (?, ?, ?)').run(project, s.refresh_hash, s.id);
     });
     tx.immediate();

@@ -12,6 +12,7 @@ import type {
   UserStore,
 } from './user-store';
 import { emailTakenError, foldCase, mailSlotKey, ONE_TIME_TOKEN_KINDS } from './user-store';
+import { MongoFactorStore } from './mongo-factor-store';
 
 /** `name_folded`: foldCase(display_name), what a search matches (regex case folding differs from SQLite's). */
 type UserDoc = UserRecord & { _id: string; project: string; name_folded?: string | null };
@@ -78,6 +79,7 @@ export class MongoUserStore implements UserStore {
     private readonly db: Db,
     private readonly onClose: () => Promise<void>,
     options: MongoUserStoreOptions,
+    readonly factors: MongoFactorStore,
   ) {
     this.transactionOptions = transactionOptions(options.commitTimeoutMs, WRITE.writeConcern);
     this.searchTimeMs = options.searchTimeMs ?? 5_000;
@@ -91,7 +93,7 @@ export class MongoUserStore implements UserStore {
 
   /** Creates the indexes the guarantees rely on (unique e-mail per project, one OTP per e-mail). */
   static async open(db: Db, onClose: () => Promise<void> = async () => {}, options: MongoUserStoreOptions = {}): Promise<MongoUserStore> {
-    const store = new MongoUserStore(db, onClose, options);
+    const store = new MongoUserStore(db, onClose, options, await MongoFactorStore.open(db));
     // Partial: anonymous users have no e-mail (null), and any number of them may exist.
     await ensureMongoIndex(store.users, { project: 1, email: 1 }, { name: EMAIL_INDEX, unique: true, partialFilterExpression: { email: { $type: 'string' } } });
     await ensureMongoIndex(store.users, { last_sign_in_at: 1 }, { name: 'anonymous_idle', partialFilterExpression: { is_anonymous: true } });
@@ -159,6 +161,7 @@ export class MongoUserStore implements UserStore {
       const r = await this.users.deleteOne({ _id: `${project}/${id}` }, { session });
       await this.tokens.deleteMany({ project, user_id: id }, { session });
       await this.mailSlots.deleteMany({ project, key: { $in: slots } }, { session });
+      await this.factors.deleteOfUser(project, id, session);
       return r.deletedCount > 0;
     });
   }
@@ -182,7 +185,7 @@ export class MongoUserStore implements UserStore {
   }
 
   async deleteIdleAnonymousUsers(idleBefore: string): Promise<number> {
-    // The server deletes (through the partial index); anonymous users have no tokens or mail slots to delete.
+    // The server deletes (through the partial index); anonymous users have no tokens, mail slots or factors to delete.
     const r = await this.users.deleteMany({ is_anonymous: true, last_sign_in_at: { $lt: idleBefore } });
     return r.deletedCount;
   }
@@ -284,6 +287,7 @@ export class MongoUserStore implements UserStore {
     await this.otps.deleteMany({ project });
     await this.keys.deleteMany({ project });
     await this.mailSlots.deleteMany({ project });
+    await this.factors.purgeProject(project);
     await this.settings.deleteOne({ _id: project });
   }
 

@@ -5,7 +5,7 @@
  * needs a single Redis node or a cluster slot per prefix.
  *
  * A session hash holds: user_id, created_at, expires_at, current, parent, grace, rotated_at,
- * revoked_at (epoch ms, except the `revoked:` marker which holds seconds).
+ * aal (absent on sessions made before it existed: 1), revoked_at (epoch ms, except the `revoked:` marker which holds seconds).
  */
 
 /**
@@ -30,13 +30,13 @@ local function revoke(prefix, project, sid, now, retS, appliedKey)
 end
 `;
 
-/** ARGV: prefix, project, sid, user_id, hash, now, expires_at, retention_ms */
+/** ARGV: prefix, project, sid, user_id, hash, now, expires_at, retention_ms, aal */
 export const CREATE_SCRIPT = `
 local prefix, project, sid, uid, hash = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local now, exp, retMs = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local ttl = exp - now + retMs
 local skey = prefix .. 'sess:' .. project .. ':' .. sid
-redis.call('HSET', skey, 'user_id', uid, 'created_at', now, 'expires_at', exp, 'current', hash)
+redis.call('HSET', skey, 'user_id', uid, 'created_at', now, 'expires_at', exp, 'current', hash, 'aal', ARGV[9])
 redis.call('PEXPIRE', skey, ttl)
 redis.call('SET', prefix .. 'rt:' .. project .. ':' .. hash, sid, 'PX', ttl)
 local ukey = prefix .. 'user:' .. project .. ':' .. uid
@@ -47,7 +47,7 @@ return 1
 
 /**
  * ARGV: prefix, project, presented, next, grace, now, next_expires_at, grace_ms, retention_ms, retention_s, applied_key
- * Returns {outcome, sid, user_id, created_at, expires_at[, grace]}.
+ * Returns {outcome, sid, user_id, created_at, expires_at, aal[, grace]}.
  */
 export const ROTATE_SCRIPT = `${REVOKE_FN}
 local prefix, project, presented, nexth, grace = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -56,8 +56,9 @@ local retMs, retS, appliedKey = tonumber(ARGV[9]), tonumber(ARGV[10]), ARGV[11]
 local sid = redis.call('GET', prefix .. 'rt:' .. project .. ':' .. presented)
 if not sid then return {'invalid'} end
 local skey = prefix .. 'sess:' .. project .. ':' .. sid
-local s = redis.call('HMGET', skey, 'user_id', 'created_at', 'expires_at', 'current', 'parent', 'grace', 'rotated_at', 'revoked_at')
+local s = redis.call('HMGET', skey, 'user_id', 'created_at', 'expires_at', 'current', 'parent', 'grace', 'rotated_at', 'revoked_at', 'aal')
 if not s[1] or s[8] or tonumber(s[3]) <= now then return {'invalid'} end
+local aal = s[9] or '1'
 if s[4] == presented then
   local ttl = nextExp - now + retMs
   redis.call('HSET', skey, 'current', nexth, 'parent', presented, 'grace', grace, 'rotated_at', now, 'expires_at', nextExp)
@@ -65,13 +66,13 @@ if s[4] == presented then
   redis.call('SET', prefix .. 'rt:' .. project .. ':' .. nexth, sid, 'PX', ttl)
   local ukey = prefix .. 'user:' .. project .. ':' .. s[1]
   if redis.call('PTTL', ukey) < ttl then redis.call('PEXPIRE', ukey, ttl) end
-  return {'rotated', sid, s[1], s[2], tostring(nextExp)}
+  return {'rotated', sid, s[1], s[2], tostring(nextExp), aal}
 end
 if s[5] == presented and s[6] and s[7] and (now - tonumber(s[7])) <= graceMs then
-  return {'grace', sid, s[1], s[2], s[3], s[6]}
+  return {'grace', sid, s[1], s[2], s[3], aal, s[6]}
 end
 revoke(prefix, project, sid, now, retS, appliedKey)
-return {'reused', sid, s[1], s[2], s[3]}
+return {'reused', sid, s[1], s[2], s[3], aal}
 `;
 
 /** ARGV: prefix, project, sid, now, retention_s, applied_key. Returns 1 when the session was live. */

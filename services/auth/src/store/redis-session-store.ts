@@ -95,7 +95,7 @@ export class RedisSessionStore implements SessionStore {
     // A session is handed out only by a data set known to hold every revocation, so a sign-in
     // that succeeded means every service reads this Redis again.
     await this.sync?.confirm();
-    await this.run(CREATE_SCRIPT, [this.prefix, project, s.id, s.user_id, s.refresh_hash, s.now, s.expires_at, RETENTION_MS]);
+    await this.run(CREATE_SCRIPT, [this.prefix, project, s.id, s.user_id, s.refresh_hash, s.now, s.expires_at, RETENTION_MS, s.aal ?? 1]);
   }
 
   async rotate(project: ProjectId, rot: Rotation): Promise<RotationOutcome> {
@@ -113,13 +113,13 @@ export class RedisSessionStore implements SessionStore {
       REVOCATION_RETENTION_SECONDS,
       this.applied,
     ])) as string[];
-    const [outcome, id, userId, createdAt, expiresAt, grace] = r;
+    const [outcome, id, userId, createdAt, expiresAt, aal, grace] = r;
     // The family was revoked for reuse: that is recorded whatever else happens.
     if (outcome === 'reused' && id) await this.logRevoked(project, [id], rot.now);
     // A rotation on a data set that may have forgotten this family's revocation is not trusted.
     this.sync?.assertConfirmed();
     if (outcome === 'invalid' || !id || !userId) return { outcome: 'invalid' };
-    const session: SessionInfo = { id, user_id: userId, created_at: Number(createdAt), expires_at: Number(expiresAt) };
+    const session: SessionInfo = { id, user_id: userId, created_at: Number(createdAt), expires_at: Number(expiresAt), aal: aal === '2' ? 2 : 1 };
     if (outcome === 'rotated') return { outcome, session };
     if (outcome === 'grace' && grace !== undefined) return { outcome, session, grace };
     return { outcome: 'reused', session };
@@ -127,16 +127,17 @@ export class RedisSessionStore implements SessionStore {
 
   async getActive(project: ProjectId, sid: string, now: number): Promise<SessionInfo | null> {
     await this.sync?.confirm();
-    const [userId, createdAt, expiresAt, revokedAt] = await this.redis.hmget(
+    const [userId, createdAt, expiresAt, revokedAt, aal] = await this.redis.hmget(
       `${this.prefix}sess:${project}:${sid}`,
       'user_id',
       'created_at',
       'expires_at',
       'revoked_at',
+      'aal',
     );
     this.sync?.assertConfirmed();
     if (!userId || revokedAt !== null || Number(expiresAt) <= now) return null;
-    return { id: sid, user_id: userId, created_at: Number(createdAt), expires_at: Number(expiresAt) };
+    return { id: sid, user_id: userId, created_at: Number(createdAt), expires_at: Number(expiresAt), aal: aal === '2' ? 2 : 1 };
   }
 
   async revokeByRefreshHash(project: ProjectId, refreshHash: string, now: number): Promise<boolean> {

@@ -9,7 +9,12 @@ export interface SessionInfo {
   created_at: number;
   /** Epoch ms after which the family is dead; every rotation moves it forward. */
   expires_at: number;
+  /** Authenticator assurance level of the sign-in (2: a second factor was given); kept by every refresh. */
+  aal: SessionAal;
 }
+
+/** `aal` claim of a session's access tokens: 1 (one factor) or 2 (a second factor too). */
+export type SessionAal = 1 | 2;
 
 export interface NewSession {
   id: string;
@@ -17,6 +22,8 @@ export interface NewSession {
   refresh_hash: string;
   now: number;
   expires_at: number;
+  /** Default 1. */
+  aal?: SessionAal;
 }
 
 export interface Rotation {

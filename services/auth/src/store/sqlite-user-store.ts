@@ -11,6 +11,7 @@ import type {
   UserStore,
 } from './user-store';
 import { emailTakenError, foldCase, mailSlotKey, ONE_TIME_TOKEN_KINDS } from './user-store';
+import { deleteFactorsOfUser, FACTOR_TABLES, SqliteFactorStore } from './sqlite-factor-store';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS auth_users (
@@ -131,8 +132,11 @@ function allowUsersWithoutEmail(db: SqliteDatabase): void {
 
 /** UserStore on SQLite (standalone mode). All methods are synchronous underneath, hence atomic. */
 export class SqliteUserStore implements UserStore {
+  readonly factors: SqliteFactorStore;
+
   constructor(private readonly db: SqliteDatabase) {
     db.exec(SCHEMA);
+    this.factors = new SqliteFactorStore(db);
     for (const [table, column, definition] of ADDED_COLUMNS) {
       const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
       if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
@@ -199,6 +203,7 @@ export class SqliteUserStore implements UserStore {
       this.db.prepare('DELETE FROM auth_one_time_tokens WHERE project = ? AND user_id = ?').run(project, id);
       const slot = this.db.prepare('DELETE FROM auth_mail_slots WHERE project = ? AND key = ?');
       for (const kind of ONE_TIME_TOKEN_KINDS) slot.run(project, mailSlotKey(kind, id));
+      deleteFactorsOfUser(this.db, project, id);
       return this.db.prepare('DELETE FROM auth_users WHERE project = ? AND id = ?').run(project, id).changes > 0;
     });
     return del.immediate();
@@ -231,6 +236,7 @@ export class SqliteUserStore implements UserStore {
       for (const { project, id } of idle) {
         tokens.run(project, id);
         for (const kind of ONE_TIME_TOKEN_KINDS) slot.run(project, mailSlotKey(kind, id));
+        deleteFactorsOfUser(this.db, project, id);
         user.run(project, id);
       }
       return idle.length;
@@ -366,7 +372,7 @@ export class SqliteUserStore implements UserStore {
 
   async purgeProject(project: ProjectId): Promise<void> {
     this.db.transaction(() => {
-      for (const table of ['auth_users', 'auth_one_time_tokens', 'auth_otps', 'auth_mail_slots', 'auth_signing_keys', 'auth_settings']) {
+      for (const table of ['auth_users', 'auth_one_time_tokens', 'auth_otps', 'auth_mail_slots', 'auth_signing_keys', 'auth_settings', ...FACTOR_TABLES]) {
         this.db.prepare(`DELETE FROM ${table} WHERE project = ?`).run(project);
       }
     })();

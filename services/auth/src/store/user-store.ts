@@ -1,5 +1,6 @@
 import { ConflictError, type ProjectId, type User } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
+import type { FactorStore } from './factor-store';
 
 /**
  * A user as stored: the wire User (contract §2) with the bcrypt hash (null for a password-less
@@ -92,6 +93,8 @@ export interface SigningKeyRecord {
  * Every method takes the project; nothing crosses projects.
  */
 export interface UserStore {
+  /** The users' second factors and sign-in challenges (deleted with the user and the project). */
+  readonly factors: FactorStore;
   /** Inserts a user. Throws ConflictError when the e-mail (case-insensitive) is taken in the project. */
   createUser(project: ProjectId, user: UserRecord): Promise<void>;
   /** Null when absent. */
@@ -101,8 +104,8 @@ export interface UserStore {
   /** Applies the patch and returns the new user; null when absent. ConflictError on a taken e-mail. */
   updateUser(project: ProjectId, id: string, patch: UserPatch): Promise<UserRecord | null>;
   /**
-   * Deletes the user (freeing the e-mail), their one-time tokens and their mail-throttle slots
-   * (mailSlotKey), all or nothing. False when absent.
+   * Deletes the user (freeing the e-mail), their one-time tokens, their mail-throttle slots
+   * (mailSlotKey) and their second factors and challenges, all or nothing. False when absent.
    */
   deleteUser(project: ProjectId, id: string): Promise<boolean>;
   /** A page ordered by created_at then id, with the total number of matches. */
@@ -161,7 +164,7 @@ export interface UserStore {
 
   /**
    * Deletes every user (with their password hashes), one-time token, OTP code, mail-throttle
-   * slot, signing key and the settings of the project, when the project is deleted. Idempotent.
+   * slot, second factor, sign-in challenge, signing key and the settings of the project, when the project is deleted. Idempotent.
    */
   purgeProject(project: ProjectId): Promise<void>;
 

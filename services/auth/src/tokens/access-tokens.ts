@@ -5,7 +5,7 @@ import type { SigningKeys } from './signing-keys';
 
 /** Claims Plinth sets itself; minted tokens may not use these names for custom claims. */
 export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
-  'iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sid', 'email', 'email_verified', 'anonymous', 'kid', 'typ', 'alg',
+  'iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sid', 'email', 'email_verified', 'anonymous', 'aal', 'kid', 'typ', 'alg',
 ]);
 
 /** What a verified access token says. Custom claims of minted tokens sit beside the standard ones. */
@@ -20,6 +20,8 @@ export interface AccessClaims {
   email_verified?: boolean;
   /** Only on tokens of anonymous users (`true`); rules read it as `auth.token.anonymous`. */
   anonymous?: true;
+  /** Auth sessions' assurance level: 1, or 2 after a second factor; rules read `auth.token.aal`. Absent on minted tokens. */
+  aal?: 1 | 2;
   [claim: string]: JsonValue | undefined;
 }
 
@@ -30,6 +32,8 @@ export interface TokenSubject {
   email_verified?: boolean;
   /** An anonymous user: the token says `anonymous: true` (absent otherwise). */
   anonymous?: boolean;
+  /** The session's assurance level (Auth sessions only). */
+  aal?: 1 | 2;
   /** Custom claims (minting only); names must not be reserved. */
   extra?: { [claim: string]: JsonValue };
 }
@@ -64,6 +68,8 @@ export class AccessTokens {
       email_verified: subject.email_verified,
       // Set only here: `anonymous` is reserved, so no custom claim can say it.
       anonymous: subject.anonymous === true ? true : undefined,
+      // Reserved too: only the session decides it (docs/auth.md "Two-factor sign-in").
+      aal: subject.aal,
     };
     for (const k of Object.keys(payload)) if (payload[k] === undefined) delete payload[k];
     const token = jwt.sign(payload, signer.key, { algorithm: 'ES256', keyid: signer.kid });
