@@ -7,6 +7,7 @@ import { purgeProject } from './flows/purge';
 import { adminRoutes } from './routes/admin-routes';
 import { anonymousRoutes } from './routes/anonymous-routes';
 import { clientRoutes } from './routes/client-routes';
+import { mfaRoutes } from './routes/mfa-routes';
 import { requireAuthEnabled, requireProjectKey } from './routes/guards';
 import { projectRoutes } from './routes/project-routes';
 import { selfServiceRoutes } from './routes/self-service-routes';
@@ -41,6 +42,7 @@ export function createAuthApp(deps: AuthAppDeps): Express {
     clientRoutes(deps.auth, rateLimits),
     selfServiceRoutes(deps.auth, rateLimits),
     anonymousRoutes(deps.auth, rateLimits),
+    mfaRoutes(deps.auth, rateLimits),
     adminRoutes(deps.auth),
   );
   const app = createServiceApp({

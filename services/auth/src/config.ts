@@ -45,6 +45,8 @@ export interface AuthConfig extends MailQueueConfig, NonceConfig, RevocationSync
   PLINTH_TRUST_PROXY: number;
   /** Days an anonymous user may go unused (no sign-in, no refresh) before it is removed (default 30). */
   PLINTH_ANONYMOUS_MAX_IDLE_DAYS: number;
+  /** Key material for the encryption of TOTP secrets at rest (default: derived from PLINTH_INTERNAL_SECRET). */
+  PLINTH_MFA_KEY?: string;
 }
 
 export const authConfigSchema = Joi.object<AuthConfig>({
@@ -66,4 +68,5 @@ export const authConfigSchema = Joi.object<AuthConfig>({
   PLINTH_ISSUER: Joi.string().min(1).default('plinth'),
   PLINTH_TRUST_PROXY: Joi.number().integer().min(0).max(10).default(0),
   PLINTH_ANONYMOUS_MAX_IDLE_DAYS: Joi.number().positive().max(3650).default(30),
+  PLINTH_MFA_KEY: Joi.string().min(32),
 });

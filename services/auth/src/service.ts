@@ -21,6 +21,7 @@ import { createAuthApp } from './app';
 import { systemClock, type Clock } from './clock';
 import type { AuthConfig } from './config';
 import { PasswordHasher } from './domain/passwords';
+import { FactorSecrets } from './domain/totp';
 import type { AuthContext } from './flows/auth-context';
 import { AnonymousCleanup } from './flows/anonymous-cleanup';
 import { BackgroundWork } from './flows/background';
@@ -156,6 +157,7 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     announcements,
     background,
     anonymous: new AnonymousCleanup(users, config.PLINTH_ANONYMOUS_MAX_IDLE_DAYS * 86_400_000),
+    factorSecrets: new FactorSecrets(config.PLINTH_MFA_KEY ?? config.PLINTH_INTERNAL_SECRET),
   };
 
   const app = createAuthApp({

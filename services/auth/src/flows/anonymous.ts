@@ -4,7 +4,8 @@ import { endEverySession } from './address-claims';
 import { newRefreshToken, sha256, sealGrace } from '../domain/secrets';
 import { hashTicket, type AuthContext, type Requester } from './auth-context';
 import { requireRecentProof } from './recent-proof';
-import { startSession, type SignedIn } from './sessions';
+import { completeSignIn } from './mfa-gate';
+import type { SignedIn } from './sessions';
 import { sendVerification } from './verification';
 
 /**
@@ -18,7 +19,7 @@ export async function signInAnonymously(ctx: AuthContext, project: ProjectId): P
   }
   const user = newUserRecord(null, { is_anonymous: true }, ctx.clock());
   await ctx.users.createUser(project, user);
-  return startSession(ctx, project, user);
+  return completeSignIn(ctx, project, user);
 }
 
 /**
@@ -72,7 +73,7 @@ export async function upgradeAnonymous(
   await ctx.sessions.revokeUser(project, user.id, ctx.clock());
   const settings = await ctx.settings.get(project);
   if (settings.send_verification_on_signup) await sendVerification(ctx, project, upgraded);
-  return startSession(ctx, project, upgraded);
+  return completeSignIn(ctx, project, upgraded);
 }
 
 /**

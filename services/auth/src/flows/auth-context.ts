@@ -1,6 +1,7 @@
 import { newId, type Announcements, type ProjectId } from '@plinth/shared';
 import type { Clock } from '../clock';
 import type { HashTicket, PasswordHasher } from '../domain/passwords';
+import type { FactorSecrets } from '../domain/totp';
 import type { MailJob, MailKind, MailOutbox } from '../mail/mail-outbox';
 import type { SessionStore } from '../store/session-store';
 import type { UserStore } from '../store/user-store';
@@ -26,6 +27,8 @@ export interface AuthContext {
   background: BackgroundWork;
   /** Removal of idle anonymous users (anonymous-cleanup.ts). */
   anonymous: AnonymousCleanup;
+  /** Encryption of TOTP secrets at rest. */
+  factorSecrets: FactorSecrets;
 }
 
 /**

@@ -3,7 +3,7 @@ import { newOtpCode, otpHash } from '../domain/secrets';
 import { newUserRecord } from '../domain/new-user';
 import { giveToAddressOwner } from './address-claims';
 import { hashTicket, sendMail, type AuthContext, type Requester } from './auth-context';
-import { startSession } from './sessions';
+import { completeSignIn } from './mfa-gate';
 import { sendVerification } from './verification';
 import type { UserRecord } from '../store/user-store';
 
@@ -51,7 +51,7 @@ export async function signUp(
     user = unfinished;
   }
   if (settings.send_verification_on_signup) await sendVerification(ctx, project, user, ctx.clock(), `mail_signup-${user.id}`);
-  return startSession(ctx, project, user);
+  return completeSignIn(ctx, project, user);
 }
 
 /** The user of an earlier sign-up with this e-mail and password that never got its session. */
@@ -74,7 +74,7 @@ export async function signIn(ctx: AuthContext, project: ProjectId, input: { emai
   const user = await ctx.users.getUserByEmail(project, input.email);
   const ok = await ctx.passwords.verify(input.password, user?.password_hash ?? null, hashTicket(project, by));
   if (!ok || !user || user.status !== 'active') throw new UnauthorizedError(BAD_CREDENTIALS);
-  return startSession(ctx, project, user);
+  return completeSignIn(ctx, project, user);
 }
 
 /**
@@ -115,5 +115,5 @@ export async function redeemOtp(ctx: AuthContext, project: ProjectId, input: { e
   // The code proved the address of an account that was not verified: whoever signed up with it
   // before may not be its owner (pre-hijacking), so the owner gets it (docs/auth.md "Proving an address").
   if (!user.email_verified) user = await giveToAddressOwner(ctx, project, user);
-  return startSession(ctx, project, user);
+  return completeSignIn(ctx, project, user);
 }

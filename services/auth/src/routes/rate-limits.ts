@@ -9,7 +9,7 @@ import { SignInFailures } from './sign-in-failures';
 /** The window of every Auth rate limit (docs/auth.md). */
 export const RATE_WINDOW_MS = 5 * 60_000;
 
-export type LimitedEndpoint = 'signin' | 'signup' | 'otp-request' | 'otp-redeem' | 'forgot' | 'refresh' | 'account' | 'anonymous';
+export type LimitedEndpoint = 'signin' | 'signup' | 'otp-request' | 'otp-redeem' | 'forgot' | 'refresh' | 'account' | 'anonymous' | 'mfa';
 
 export interface RateLimitOptions {
   /** Requests per IP per endpoint per window (refresh gets 5×). */
@@ -65,7 +65,7 @@ export interface RateLimits {
   endpoints: Record<LimitedEndpoint, RequestHandler[]>;
   /** Per-e-mail sign-in limit: counts failures only (sign-in has no per-e-mail middleware). */
   signInFailures: SignInFailures;
-  /** Wrong sign-in codes per (client address, e-mail): otp/redeem and code proofs. */
+  /** Wrong sign-in codes per (client address, e-mail): otp/redeem and code proofs; TOTP and recovery codes per (client address, user). */
   codeFailures: CodeFailures;
 }
 
@@ -98,6 +98,8 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
     account: build('account'),
     /** Anonymous sign-in: each creates a user, so a flood from one address is refused early. */
     anonymous: build('anonymous'),
+    /** The second step of a two-factor sign-in (wrong codes also count per (IP, user) in codeFailures). */
+    mfa: build('mfa'),
   };
   return {
     endpoints,

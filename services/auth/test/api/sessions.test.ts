@@ -41,6 +41,7 @@ describe.each([
       exp: Math.floor(t.now / 1000) + 900,
       email: 'ada@example.com',
       email_verified: false,
+      aal: 1,
     });
   });
 
