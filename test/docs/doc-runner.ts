@@ -3,6 +3,8 @@
  * there in the next), against a running Plinth. The runner:
  * - exports PLINTH (base URL), PK, SK (the demo project's public and secret keys), ADMIN (the
  *   operator key), PLINTH_DATA_DIR (the server's data directory, when known); runs in a fresh temporary directory where `examples/` is the repository's;
+ * - sets NODE_PATH to the repository's node_modules, so a `node -e` one-liner can `require` a
+ *   package the doc tells its reader to install (e.g. `otpauth` for two-factor codes);
  * - stops at the first failing command (`set -Eeuo pipefail`), naming the doc line;
  * - wraps `curl` in a shell function that remembers the last response's status (via `-D`) and
  *   body (via `tee`), so a following `# → 201 {"record":{…}}` comment asserts that status and
@@ -83,6 +85,7 @@ export async function runDoc(name: string, markdown: string, target: DocTarget, 
       SK: target.secretKey,
       ADMIN: target.operatorKey,
       ...(target.dataDir ? { PLINTH_DATA_DIR: target.dataDir } : {}),
+      NODE_PATH: path.join(ROOT, 'node_modules'),
       __WORK: work,
       __ROOT: ROOT,
     };
