@@ -4,6 +4,7 @@ export type PlinthErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'reauthentication_required'
+  | 'mfa_required'
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'

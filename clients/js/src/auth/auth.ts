@@ -1,5 +1,6 @@
 import { PlinthError } from '../errors';
 import type { CallOptions, Transport } from '../transport';
+import { Mfa } from './mfa';
 import type { SessionManager } from './session-manager';
 import type { AuthListener, Session, User } from './types';
 
@@ -30,11 +31,16 @@ export type Proof = { password: string } | { code: string };
  * records), refreshing it before it expires.
  */
 export class Auth {
+  /** Two-factor sign-in: the second step of a sign-in, and the user's enrollment. */
+  readonly mfa: Mfa;
+
   constructor(
     private readonly transport: Transport,
     /** @internal */
     readonly sessions: SessionManager,
-  ) {}
+  ) {
+    this.mfa = new Mfa(transport, sessions);
+  }
 
   private post<T>(path: string, body: unknown, opts: CallOptions, headers?: Record<string, string>): Promise<T> {
     return this.transport.request<T>({ method: 'POST', path: `/auth${path}`, body, headers, signal: opts.signal });
@@ -51,9 +57,12 @@ export class Auth {
     return this.sessions.save(await this.post<Session>('/signup', body, opts), 'signed_in');
   }
 
-  /** Signs in with e-mail and password. Any failure is the same 401 `PlinthError`. */
+  /**
+   * Signs in with e-mail and password. Any failure is the same 401 `PlinthError`. A user with
+   * two-factor sign-in on gets `MfaRequiredError` instead of a session: then `mfa.verify(code)`.
+   */
   async signIn(email: string, password: string, opts: CallOptions = {}): Promise<Session> {
-    return this.sessions.save(await this.post<Session>('/signin', { email, password }, opts), 'signed_in');
+    return this.mfa.signingIn(async () => this.sessions.save(await this.post<Session>('/signin', { email, password }, opts), 'signed_in'));
   }
 
   /**
@@ -83,9 +92,9 @@ export class Auth {
     await this.post('/otp/request', { email }, opts);
   }
 
-  /** Signs in with a mailed one-time code. */
+  /** Signs in with a mailed one-time code (`MfaRequiredError` as for `signIn`). */
   async redeemOtp(email: string, code: string, opts: CallOptions = {}): Promise<Session> {
-    return this.sessions.save(await this.post<Session>('/otp/redeem', { email, code }, opts), 'signed_in');
+    return this.mfa.signingIn(async () => this.sessions.save(await this.post<Session>('/otp/redeem', { email, code }, opts), 'signed_in'));
   }
 
   /** Refreshes now (normally automatic). Resolves to null when there is no session or it has ended. */
