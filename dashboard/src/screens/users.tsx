@@ -3,6 +3,7 @@ import { call, projectPath, type User } from '../api';
 import { useProjectKey } from '../project-key';
 import { Confirm, Empty, ErrorBox, JsonView, parseJsonInput } from '../ui';
 import { AuthSettings } from './auth-settings';
+import { UserFactors } from './user-factors';
 
 /** How a user is named on this screen: the e-mail, or "anonymous usr_…" for an anonymous user (no address). */
 function userLabel(u: User): string {
@@ -141,6 +142,8 @@ export function Users({ project }: { project: string }) {
         <UserPanel
           key={selected.id}
           user={selected}
+          secret={key}
+          userPath={`${base}/${selected.id}`}
           onClaims={(claims) => act(`Claims of ${userLabel(selected)} saved.`, () => call(key, 'PATCH', `${base}/${selected.id}`, { claims }))}
           onDelete={() =>
             act(`${userLabel(selected)} deleted.`, async () => {
@@ -155,7 +158,7 @@ export function Users({ project }: { project: string }) {
   );
 }
 
-function UserPanel(props: { user: User; onClaims: (c: unknown) => Promise<void>; onDelete: () => Promise<void>; onClose: () => void }) {
+function UserPanel(props: { user: User; secret: string; userPath: string; onClaims: (c: unknown) => Promise<void>; onDelete: () => Promise<void>; onClose: () => void }) {
   const [claims, setClaims] = useState(JSON.stringify(props.user.claims ?? {}, null, 2));
   const [error, setError] = useState<unknown>(null);
   const [confirming, setConfirming] = useState(false);
@@ -163,6 +166,7 @@ function UserPanel(props: { user: User; onClaims: (c: unknown) => Promise<void>;
     <div class="panel" role="region" aria-label={`User ${userLabel(props.user)}`}>
       <h2>{userLabel(props.user)}</h2>
       <JsonView value={props.user} />
+      <UserFactors secret={props.secret} userPath={props.userPath} label={userLabel(props.user)} />
       <form
         onSubmit={async (e) => {
           e.preventDefault();
