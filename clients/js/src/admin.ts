@@ -2,6 +2,7 @@
  * `@plinth/client/admin`: helpers for the **secret key** — servers only, never a browser.
  * Mint user tokens, manage the user pool, collections and Auth settings.
  */
+import type { MfaFactor } from './auth/mfa';
 import type { User } from './auth/types';
 import { Transport, type CallOptions, type TransportOptions } from './transport';
 
@@ -106,6 +107,10 @@ export interface AdminClient {
     delete(id: string, opts?: CallOptions): Promise<void>;
     revokeSessions(id: string, opts?: CallOptions): Promise<void>;
     sendPasswordReset(id: string, opts?: CallOptions): Promise<void>;
+    /** The user's second factors (two-factor sign-in; never their secrets). */
+    factors(id: string, opts?: CallOptions): Promise<MfaFactor[]>;
+    /** Removes the user's second factors (a lost authenticator): the user signs in with one factor again. */
+    resetFactors(id: string, opts?: CallOptions): Promise<void>;
   };
   collections: {
     list(opts?: CallOptions): Promise<CollectionInfo[]>;
@@ -135,6 +140,8 @@ export function createAdminClient(opts: AdminClientOptions): AdminClient {
       delete: async (id, o = {}) => void (await t.request({ method: 'DELETE', path: u(id), signal: o.signal })),
       revokeSessions: async (id, o = {}) => void (await t.request({ method: 'POST', path: `${u(id)}/revoke-sessions`, signal: o.signal })),
       sendPasswordReset: async (id, o = {}) => void (await t.request({ method: 'POST', path: `${u(id)}/send-reset`, signal: o.signal })),
+      factors: async (id, o = {}) => (await t.request<{ factors: MfaFactor[] }>({ method: 'GET', path: `${u(id)}/mfa`, signal: o.signal })).factors,
+      resetFactors: async (id, o = {}) => void (await t.request({ method: 'DELETE', path: `${u(id)}/mfa`, signal: o.signal })),
     },
     collections: {
       list: async (o = {}) => (await t.request<{ collections: CollectionInfo[] }>({ method: 'GET', path: '/collections', signal: o.signal })).collections,

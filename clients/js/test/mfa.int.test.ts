@@ -55,4 +55,15 @@ describe('@plinth/client two-factor sign-in', () => {
     const plain = await client().auth.signIn('sdk-mfa@example.com', PASSWORD);
     expect(aalOf(plain.access_token)).toBe(1);
   });
+
+  it('the admin client lists a user\'s factors and resets them', async () => {
+    const c = client();
+    const up = await c.auth.signUp({ email: 'sdk-mfa-admin@example.com', password: PASSWORD });
+    await c.auth.mfa.confirm(code((await c.auth.mfa.enroll()).secret));
+    expect(await f.admin.users.factors(up.user.id)).toEqual([expect.objectContaining({ status: 'active', recovery_codes_left: 10 })]);
+    await expect(client().auth.signIn('sdk-mfa-admin@example.com', PASSWORD)).rejects.toBeInstanceOf(MfaRequiredError);
+    await f.admin.users.resetFactors(up.user.id);
+    expect(await f.admin.users.factors(up.user.id)).toEqual([]);
+    expect((await client().auth.signIn('sdk-mfa-admin@example.com', PASSWORD)).user.id).toBe(up.user.id);
+  });
 });
