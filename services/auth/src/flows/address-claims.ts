@@ -34,6 +34,8 @@ export async function endEverySession(ctx: AuthContext, project: ProjectId, user
 export async function giveToAddressOwner(ctx: AuthContext, project: ProjectId, user: UserRecord, patch: UserPatch = {}): Promise<UserRecord> {
   const claimed = (await ctx.users.updateUser(project, user.id, { ...patch, email_verified: true, password_hash: null })) ?? user;
   await ctx.users.deleteOneTimeTokens(project, user.id, EVERY_LINK);
+  // A second factor set up before belongs to whoever held the account then, not to the address's owner.
+  await ctx.users.factors.deleteFactor(project, user.id);
   await ctx.sessions.revokeUser(project, user.id, ctx.clock());
   return claimed;
 }

@@ -124,9 +124,13 @@ export async function afterPasswordChange(ctx: AuthContext, project: ProjectId, 
 /** Sets a new password from a reset token; older reset links, the live code and every session end. Bad token → 400. */
 export async function resetPassword(ctx: AuthContext, project: ProjectId, token: string, password: string, by: Requester): Promise<void> {
   const userId = await ctx.users.consumeOneTimeToken(project, 'reset', sha256(token), ctx.clock());
+  const before = userId ? await ctx.users.getUser(project, userId) : null;
   // The link reached the mailbox, so it also proves the address.
   const patch = userId ? { password_hash: await ctx.passwords.hash(password, hashTicket(project, by)), email_verified: true } : null;
   const user = userId && patch ? await ctx.users.updateUser(project, userId, patch) : null;
   if (!user) throw invalidFields([{ field: 'token', message: INVALID_LINK }]);
+  // An unverified account's second factor was set up by whoever signed up, who need not be the
+  // address's owner (pre-hijacking): it goes. A verified account keeps it: a mailbox alone does not pass it.
+  if (before && !before.email_verified) await ctx.users.factors.deleteFactor(project, user.id);
   await afterPasswordChange(ctx, project, user);
 }

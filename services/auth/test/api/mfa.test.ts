@@ -90,7 +90,8 @@ describe('Auth API: two-factor sign-in (TOTP)', () => {
     expect(spent.body.error).toBe('unauthorized');
     const refreshed = await t.call({ method: 'post', path: '/auth/refresh', project: p, body: { refresh_token: ok.body.refresh_token } });
     expect(claimsOf(refreshed.body.access_token).aal).toBe(2);
-    // The e-mail code sign-in is gated the same way.
+    // The e-mail code sign-in of a verified account is gated the same way.
+    await t.call({ method: 'patch', path: `/auth/users/${u.id}`, project: p, key: 'secret', body: { email_verified: true } });
     await t.call({ method: 'post', path: '/auth/otp/request', project: p, body: { email: 'two@example.com' } });
     const otp = await t.lastMail(p, 'two@example.com', 'otp');
     const redeemed = await t.call({ method: 'post', path: '/auth/otp/redeem', project: p, body: { email: 'two@example.com', code: (otp.data as { code: string }).code } });
@@ -194,6 +195,31 @@ describe('Auth API: two-factor sign-in (TOTP)', () => {
     const v = await enrolled('admin-delete@example.com');
     expect((await t.call({ method: 'delete', path: `/auth/users/${v.id}`, project: p, key: 'secret' })).status).toBe(200);
     expect((await t.call({ method: 'get', path: `/auth/users/${v.id}/mfa`, project: p, key: 'secret' })).status).toBe(404);
+  });
+
+  it('no pre-hijacking: a factor set up on an unverified account goes when the address\'s owner redeems a code or resets the password; a verified account keeps it', async () => {
+    const byCode = await enrolled('owner-code@example.com');
+    await t.call({ method: 'post', path: '/auth/otp/request', project: p, body: { email: 'owner-code@example.com' } });
+    const otp = (await t.lastMail(p, 'owner-code@example.com', 'otp')).data as { code: string };
+    const owner = await t.call({ method: 'post', path: '/auth/otp/redeem', project: p, body: { email: 'owner-code@example.com', code: otp.code } });
+    expect(owner.status).toBe(200);
+    expect((await t.call({ method: 'get', path: `/auth/users/${byCode.id}/mfa`, project: p, key: 'secret' })).body).toEqual({ factors: [] });
+
+    const reset = async (email: string) => {
+      await t.call({ method: 'post', path: '/auth/password/forgot', project: p, body: { email } });
+      const { token } = (await t.lastMail(p, email, 'reset')).data as { token: string };
+      expect((await t.call({ method: 'post', path: '/auth/password/reset', project: p, body: { token, password: PASSWORD } })).status).toBe(200);
+    };
+    await enrolled('owner-reset@example.com');
+    await reset('owner-reset@example.com');
+    expect((await signIn('owner-reset@example.com')).status).toBe(200);
+    // Verified now, with a factor of the owner's own: a reset link alone does not pass it.
+    const own = await signIn('owner-reset@example.com');
+    const enroll = await t.call({ method: 'post', path: '/auth/mfa/totp/enroll', project: p, userToken: own.body.access_token });
+    await t.call({ method: 'post', path: '/auth/mfa/totp/confirm', project: p, userToken: own.body.access_token, body: { code: codeAt(enroll.body.secret) } });
+    t.advance(61_000); // the reset mail throttle
+    await reset('owner-reset@example.com');
+    expect((await signIn('owner-reset@example.com')).body.error).toBe('mfa_required');
   });
 
   itLeakedNoSecrets(t);
