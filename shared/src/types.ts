@@ -18,7 +18,10 @@ export function asProjectId(value: string): ProjectId {
   return value;
 }
 
-export type FieldType = 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list';
+export type FieldType = 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list' | 'relation';
+
+/** What deleting a record does to the records whose relation field points at it (docs/records.md). */
+export type OnDelete = 'restrict' | 'cascade' | 'set_null';
 
 export interface FieldDefinition {
   type: FieldType;
@@ -39,6 +42,14 @@ export interface FieldDefinition {
   enum?: JsonValue[];
   /** Stored on create when the field is not given; never written into records already stored. */
   default?: JsonValue;
+  /** Relation: the collection whose record ids the field holds. */
+  collection?: string;
+  /** Relation: 1 (default) holds one id, more holds a list of at most this many distinct ids. */
+  max_items?: number;
+  /** Relation: what deleting a referenced record does to this record (default restrict). */
+  on_delete?: OnDelete;
+  /** Relation: a write must also be able to read each record it points at (default false). */
+  readable_by_writer?: boolean;
 }
 
 export interface CollectionRules {

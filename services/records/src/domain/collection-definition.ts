@@ -5,10 +5,11 @@
 import { hasLoneSurrogate, InvalidRequestError, type CollectionRules, type FieldDefinition, type FieldType } from '@plinth/shared';
 import { isSystemField } from '../store/record-shape';
 import { CONSTRAINT_OPTIONS, isConstraintOption, parseFieldConstraints } from './field-constraints';
+import { RELATION_OPTIONS, checkRelationChange, isRelationOption, parseRelationOptions, valueTypeOf } from './relation-field';
 
 export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 export const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
-export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp', 'json', 'list'];
+export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp', 'json', 'list', 'relation'];
 /** Types a store can compare, sort and index. */
 export const ORDERABLE_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp'];
 export const MAX_FIELDS = 100;
@@ -63,8 +64,8 @@ export function parseFieldDefinition(field: string, v: unknown): FieldDefinition
   if (isSystemField(field)) throw new InvalidRequestError(`Field name "${field}" is reserved.`, { field });
   if (!isPlainObject(v)) throw new InvalidRequestError(`Field "${field}" must be an object like {"type":"text"}.`, { field });
   for (const key of Object.keys(v)) {
-    if (key !== 'type' && !(FIELD_OPTIONS as readonly string[]).includes(key) && !isConstraintOption(key)) {
-      const options = ['type', ...FIELD_OPTIONS, ...CONSTRAINT_OPTIONS].join(', ');
+    if (key !== 'type' && !(FIELD_OPTIONS as readonly string[]).includes(key) && !isConstraintOption(key) && !isRelationOption(key)) {
+      const options = ['type', ...FIELD_OPTIONS, ...CONSTRAINT_OPTIONS, ...RELATION_OPTIONS].join(', ');
       throw new InvalidRequestError(`Field "${field}" has an unknown option "${key}"; use ${options}.`, { field, key });
     }
   }
@@ -80,10 +81,12 @@ export function parseFieldDefinition(field: string, v: unknown): FieldDefinition
     }
     def[option] = o ?? false;
   }
-  if ((def.unique || def.indexed) && !ORDERABLE_TYPES.includes(type)) {
+  const full: FieldDefinition = { ...def, ...parseFieldConstraints(field, type, v), ...parseRelationOptions(field, type, v) };
+  // A single relation is a text id: it may be indexed (deletes find the records pointing at one).
+  if ((def.unique || def.indexed) && !ORDERABLE_TYPES.includes(valueTypeOf(full))) {
     throw new InvalidRequestError(`Field "${field}" of type ${type} cannot be unique or indexed.`, { field, key: def.unique ? 'unique' : 'indexed' });
   }
-  return { ...def, ...parseFieldConstraints(field, type, v) };
+  return full;
 }
 
 export function parseFields(v: unknown): Fields {
@@ -164,6 +167,7 @@ export function mergeFields(current: Fields, v: unknown): FieldsChange {
     if (before && before.type !== next.type) {
       throw new InvalidRequestError(`The type of field "${name}" cannot change; remove the field and add it again.`, { field: name, key: 'type' });
     }
+    if (before) checkRelationChange(name, before, next);
     fields[name] = next;
   }
   if (Object.keys(fields).length > MAX_FIELDS) {

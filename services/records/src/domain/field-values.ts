@@ -15,6 +15,7 @@ const EXPECTED: Readonly<Record<FieldType, string>> = {
   timestamp: 'an ISO 8601 timestamp with a time zone, e.g. 2026-01-31T12:00:00Z',
   json: 'any JSON value',
   list: 'an array of strings, numbers and booleans',
+  relation: 'a record id, or a list of record ids',
 };
 
 /** The canonical form of an ISO 8601 timestamp, or null when `v` is not one. */
@@ -42,6 +43,9 @@ export function coerceValue(type: FieldType, v: unknown): JsonValue | undefined 
       return v === null || v === undefined ? undefined : (v as JsonValue);
     case 'list':
       return Array.isArray(v) && v.every(isScalar) ? (v as JsonValue[]) : undefined;
+    case 'relation':
+      // Relation values are checked against their definition (relation-field.ts).
+      return typeof v === 'string' || (Array.isArray(v) && v.every((id) => typeof id === 'string')) ? (v as JsonValue) : undefined;
   }
 }
 

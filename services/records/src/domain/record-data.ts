@@ -3,7 +3,8 @@
  * wrong type, missing required field and a value over its size limit are 400s naming the field
  * in `details`.
  */
-import { InvalidRequestError, type Collection, type FieldType, type JsonValue, type RecordDoc } from '@plinth/shared';
+import { InvalidRequestError, type Collection, type FieldDefinition, type JsonValue, type RecordDoc } from '@plinth/shared';
+import { checkRelationValue } from './relation-field';
 import { splitRecord } from '../store/record-shape';
 import { addDefaults, checkConstraints } from './field-constraints';
 import { checkValue } from './field-values';
@@ -35,9 +36,10 @@ function requireFields(collection: Collection, data: RecordData): void {
 }
 
 /** A checked value of a declared field, within its size limit. */
-function fieldValue(field: string, type: FieldType, value: unknown, limits: RecordLimits): JsonValue {
-  const checked = checkValue(field, type, value);
-  checkValueSize(field, type, checked, limits);
+function fieldValue(field: string, def: FieldDefinition, value: unknown, limits: RecordLimits): JsonValue {
+  if (def.type === 'relation') return checkRelationValue(field, def, value);
+  const checked = checkValue(field, def.type, value);
+  checkValueSize(field, def.type, checked, limits);
   return checked;
 }
 
@@ -49,7 +51,7 @@ export function validateNewData(collection: Collection, v: unknown, limits: Reco
   for (const [field, value] of Object.entries(given)) {
     const def = collection.fields[field];
     if (value === null || value === undefined || !def) continue;
-    data[field] = fieldValue(field, def.type, value, limits);
+    data[field] = fieldValue(field, def, value, limits);
   }
   addDefaults(collection.fields, data);
   checkConstraints(collection.fields, data, Object.keys(data));
@@ -70,7 +72,7 @@ export function mergeData(collection: Collection, before: RecordDoc, v: unknown,
       if (def.required) throw new InvalidRequestError(`Field "${field}" is required and cannot be removed.`, { field, reason: 'required' });
       delete data[field];
     } else {
-      data[field] = fieldValue(field, def.type, value, limits);
+      data[field] = fieldValue(field, def, value, limits);
     }
   }
   checkConstraints(collection.fields, data, Object.keys(patch));

@@ -22,6 +22,8 @@ const OPS_BY_TYPE: Readonly<Record<FieldType, readonly ComparisonOp[]>> = {
   boolean: ['==', '!=', 'in', 'not-in'],
   list: ['array-contains', 'array-contains-any'],
   json: [],
+  // Never looked up: a relation's values are text or list (fieldTypeOf).
+  relation: [],
 };
 
 function bad(message: string, details: { [k: string]: unknown }): InvalidRequestError {

@@ -17,6 +17,7 @@ import {
 } from '../domain/collection-definition';
 import type { RecordStore } from '../store/record-store';
 import type { Caller } from './caller';
+import { checkRelationTargets } from './relation-targets';
 import { noPublish, type PublishChange } from './publish-change';
 
 const SAVE_ATTEMPTS = 3;
@@ -53,6 +54,7 @@ export class CollectionOperations {
     const fields = parseFields(b.fields);
     const rules = b.rules === undefined ? {} : mergeRules({}, parseRules(b.rules));
     this.policy.validateRules({ name, fields, rules });
+    await checkRelationTargets(this.store, caller.project, name, fields);
     const now = this.clock().toISOString();
     const collection: Collection = { name, fields, rules, revision: 1, created_at: now, updated_at: now };
     await this.store.createCollection(caller.project, collection);
@@ -70,6 +72,7 @@ export class CollectionOperations {
       const rules = mergeRules(current.rules, rulesPatch);
       if (canonicalJson({ fields, rules }) === canonicalJson({ fields: current.fields, rules: current.rules })) return current;
       this.policy.validateRules({ name, fields, rules });
+      await checkRelationTargets(this.store, caller.project, name, fields);
       const next: Collection = { ...current, fields, rules, revision: current.revision + 1, updated_at: this.clock().toISOString() };
       if (await this.store.updateCollection(caller.project, { next, expectedRevision: current.revision, removedFields: removed })) {
         await this.publish({ project: caller.project, collection: name, kind: 'collection', revision: next.revision, committed_at: Date.now() });

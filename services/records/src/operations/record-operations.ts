@@ -29,6 +29,9 @@ import type { CollectionOperations } from './collection-operations';
 import { DEFAULT_LIMITS, type RecordLimits } from '../domain/limits';
 import { deniedByRules } from '../domain/rule-refusal';
 import { noPublish, type PublishChange } from './publish-change';
+import { RelationDeletes } from './relation-deletes';
+import { expandRecords, parseExpand, type ExpandDeps, type ExpandTree } from './relation-expand';
+import { checkRelationTargets } from './relation-writes';
 
 /** Idempotency keys are remembered this long (docs/records.md). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -99,6 +102,10 @@ function stale(current: RecordDoc, readable: boolean): ConflictError {
 export type WriteResult = RecordDoc | Pick<RecordDoc, 'id' | 'version'>;
 
 export class RecordOperations {
+  /** Relations: on_delete, expand and target checks (relation-*.ts). */
+  private readonly relations: RelationDeletes;
+  private readonly related: ExpandDeps;
+
   constructor(
     private readonly store: RecordStore,
     private readonly policy: AccessPolicy,
@@ -106,7 +113,10 @@ export class RecordOperations {
     private readonly clock: () => Date = () => new Date(),
     private readonly limits: RecordLimits = DEFAULT_LIMITS,
     private readonly publish: PublishChange = noPublish,
-  ) {}
+  ) {
+    this.relations = new RelationDeletes(store, policy, limits, publish);
+    this.related = { store, policy, collections, limits };
+  }
 
   /** Whether the read rule lets this caller see `record` (always, with the secret key). */
   private canRead(caller: Caller, collection: Collection, record: RecordDoc, now: Date): boolean {
@@ -130,11 +140,13 @@ export class RecordOperations {
 
   async query(caller: Caller, name: string, params: { [k: string]: unknown }): Promise<Page> {
     const collection = await this.collections.load(caller.project, name);
-    const q = parseListQuery(collection, params);
+    const { expand, ...rest } = params;
+    const q = parseListQuery(collection, rest);
     const predicate = andP(q.shape.where, this.readFilter(caller, collection));
-    if (!q.count) return this.page(caller, collection, q, predicate);
+    const tree = await parseExpand(this.related, caller, collection, expand);
+    if (!q.count) return this.page(caller, collection, q, predicate, tree);
     const started = Date.now();
-    const page = await this.page(caller, collection, q, predicate);
+    const page = await this.page(caller, collection, q, predicate, tree);
     // After the page, not beside it, with what is left of the one time budget: a request holds
     // one place in the query queue at a time, so count=true never doubles a caller's share.
     const counted = await this.store.aggregateRecords(caller.project, collection, {
@@ -177,7 +189,7 @@ export class RecordOperations {
   async subscribe(caller: Caller, name: string, rawBody: unknown): Promise<Subscription> {
     const collection = await this.collections.load(caller.project, name);
     const b = body(rawBody ?? {});
-    refuseUnknownKeys(b, ['where', 'orderBy', 'direction', 'snapshot', 'limit']);
+    refuseUnknownKeys(b, ['where', 'orderBy', 'direction', 'snapshot', 'limit', 'expand']);
     if (b.snapshot !== undefined && typeof b.snapshot !== 'boolean') {
       throw new InvalidRequestError('"snapshot" must be true or false.', { field: 'snapshot' });
     }
@@ -191,6 +203,7 @@ export class RecordOperations {
     }
     const where = Array.isArray(b.where) ? JSON.stringify(b.where) : b.where;
     const q = parseListQuery(collection, { where, orderBy: b.orderBy, direction: b.direction });
+    const tree = await parseExpand(this.related, caller, collection, b.expand);
     const policy = {
       readFilter: (ctx: AccessContext, c: Collection): Predicate => (bypassesRules(caller) ? true : this.policy.readFilter(ctx, c)),
     };
@@ -210,7 +223,7 @@ export class RecordOperations {
       expires_at: resolved.expires_at,
     };
     if (b.snapshot === true) {
-      subscription.snapshot = await this.page(caller, collection, { ...q, limit: resolved.limit }, resolved.predicate);
+      subscription.snapshot = await this.page(caller, collection, { ...q, limit: resolved.limit }, resolved.predicate, tree);
     }
     return subscription;
   }
@@ -220,7 +233,7 @@ export class RecordOperations {
    * Bounded: the page stops early, with a cursor, once its records hold the page byte budget,
    * and the query is stopped (503) past the time budget.
    */
-  private async page(caller: Caller, collection: Collection, q: ListQuery, predicate: Predicate): Promise<Page> {
+  private async page(caller: Caller, collection: Collection, q: ListQuery, predicate: Predicate, tree: ExpandTree = []): Promise<Page> {
     const rows = await this.store.queryRecords(caller.project, collection, {
       predicate,
       orderBy: q.shape.orderBy,
@@ -234,13 +247,15 @@ export class RecordOperations {
     const records = rows.slice(0, q.limit);
     const last = records[records.length - 1];
     const more = rows.length > q.limit || (last !== undefined && dataBytes(records) >= this.limits.maxPageBytes);
-    return { records, cursor: more && last ? encodeCursor(q.shape, last) : null };
+    const cursor = more && last ? encodeCursor(q.shape, last) : null;
+    return { records: await expandRecords(this.related, caller, tree, records, this.clock()), cursor };
   }
 
   /** 404 when absent, and when the record exists but fails the read residual. */
-  async get(caller: Caller, name: string, id: string): Promise<RecordDoc> {
+  async get(caller: Caller, name: string, id: string, params: { [k: string]: unknown } = {}): Promise<RecordDoc> {
     const collection = await this.collections.load(caller.project, name);
     const residual = this.readFilter(caller, collection);
+    const tree = await parseExpand(this.related, caller, collection, params.expand);
     const found =
       residual === true
         ? await this.store.getRecord(caller.project, collection, id)
@@ -255,7 +270,7 @@ export class RecordOperations {
             })
           )[0] ?? null);
     if (!found) throw new NotFoundError(`Record "${id}" does not exist.`, { id });
-    return found;
+    return (await expandRecords(this.related, caller, tree, [found], this.clock()))[0] as RecordDoc;
   }
 
   async create(caller: Caller, name: string, rawBody: unknown, idempotencyKey: string | undefined): Promise<Created> {
@@ -269,6 +284,7 @@ export class RecordOperations {
     if (!bypassesRules(caller) && !this.policy.canCreate(accessContext(caller, now), collection, record)) {
       throw deniedByRules(caller, 'Security rules do not allow creating this record.');
     }
+    await checkRelationTargets(this.related, caller, collection, record, Object.keys(data), now);
     let claim: IdempotencyClaim | undefined;
     if (idempotencyKey !== undefined) {
       if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
@@ -314,6 +330,7 @@ export class RecordOperations {
         this.refuseWrite(caller, collection, before, now, 'Security rules do not allow this update.');
       }
       if (expected !== undefined && before.version !== expected) throw stale(before, this.canRead(caller, collection, before, now));
+      if (attempt === 0) await checkRelationTargets(this.related, caller, collection, after, Object.keys(body(b.data ?? {})), now);
       const saved = await this.store.replaceRecord(caller.project, collection, after, before.version);
       if (saved) {
         await this.publish({ project: caller.project, collection: name, kind: 'update', record: saved, previous: before, committed_at: Date.now() });
@@ -335,7 +352,9 @@ export class RecordOperations {
         this.refuseWrite(caller, collection, before, now, 'Security rules do not allow deleting this record.');
       }
       if (expected !== undefined && before.version !== expected) throw stale(before, this.canRead(caller, collection, before, now));
-      if (await this.store.deleteRecord(caller.project, collection, id, before.version)) {
+      const related = await this.relations.delete(caller, collection, before, now);
+      if (related === true) return;
+      if (related === null && (await this.store.deleteRecord(caller.project, collection, id, before.version))) {
         await this.publish({ project: caller.project, collection: name, kind: 'delete', record: before, previous: before, committed_at: Date.now() });
         return;
       }

@@ -74,7 +74,7 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
   // The record routes first, the hottest first: express tries the routes in order, and each
   // route passed over costs a path match. No two routes match the same method and path.
   router.get(RECORD, async (req, res) => {
-    sendJson(req, res, 200, { record: await records.get(await querying(req, res), param(req, 'collection'), param(req, 'id')) });
+    sendJson(req, res, 200, { record: await records.get(await querying(req, res), param(req, 'collection'), param(req, 'id'), req.query) });
   });
   router.get(RECORDS, async (req, res) => {
     sendJson(req, res, 200, await records.query(await querying(req, res), param(req, 'collection'), req.query));

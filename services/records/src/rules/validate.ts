@@ -1,5 +1,6 @@
 import type { FieldDefinition, FieldType, JsonValue } from '@plinth/shared';
 import { RuleSyntaxError, type Ref, type RuleExpr, type RuleKind } from './ast';
+import { valueTypeOf } from '../domain/relation-field';
 
 /** The system fields every record has, with the type rules see them as. */
 export const SYSTEM_FIELDS: Readonly<Record<string, FieldType>> = {
@@ -155,7 +156,7 @@ class Validator {
     if (system) return system;
     const def = Object.prototype.hasOwnProperty.call(this.fields, name) ? this.fields[name] : undefined;
     if (!def) return failAt(`unknown field ${name}`, pos);
-    return def.type;
+    return valueTypeOf(def);
   }
 }
 
@@ -206,6 +207,7 @@ function literalFits(type: FieldType, value: JsonValue): boolean {
     case 'list':
       return Array.isArray(value);
     case 'json':
+    case 'relation':
       return true;
   }
 }

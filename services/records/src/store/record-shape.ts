@@ -4,11 +4,12 @@
  */
 import type { Collection, FieldType, JsonValue, Predicate, RecordDoc } from '@plinth/shared';
 import type { KeysetPosition, SortDirection } from './record-store';
+import { valueTypeOf } from '../domain/relation-field';
 
 export const SYSTEM_FIELDS = ['id', 'version', 'created_at', 'updated_at'] as const;
 export type SystemField = (typeof SYSTEM_FIELDS)[number];
 
-const SYSTEM_FIELD_TYPES: Readonly<Record<SystemField, FieldType>> = {
+const SYSTEM_FIELD_TYPES: Readonly<Record<SystemField, Exclude<FieldType, 'relation'>>> = {
   id: 'text',
   version: 'integer',
   created_at: 'timestamp',
@@ -19,10 +20,14 @@ export function isSystemField(field: string): field is SystemField {
   return (SYSTEM_FIELDS as readonly string[]).includes(field);
 }
 
-/** The type of a system or declared user field; undefined for anything else. */
-export function fieldTypeOf(collection: Pick<Collection, 'fields'>, field: string): FieldType | undefined {
+/**
+ * The type of the values of a system or declared user field (a relation's is text or list:
+ * relation-field.ts); undefined for anything else.
+ */
+export function fieldTypeOf(collection: Pick<Collection, 'fields'>, field: string): Exclude<FieldType, 'relation'> | undefined {
   if (isSystemField(field)) return SYSTEM_FIELD_TYPES[field];
-  return Object.hasOwn(collection.fields, field) ? collection.fields[field]?.type : undefined;
+  const def = Object.hasOwn(collection.fields, field) ? collection.fields[field] : undefined;
+  return def ? valueTypeOf(def) : undefined;
 }
 
 export interface SplitRecord {

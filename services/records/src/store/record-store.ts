@@ -105,6 +105,25 @@ export interface CollectionChange {
   removedFields: string[];
 }
 
+/** A relation field of a collection: where references to a record may be (docs/records.md, "Relations"). */
+export interface RelationRef {
+  collection: Collection;
+  field: string;
+}
+
+/**
+ * A record delete with what its relations' `on_delete` asks, written all or nothing
+ * (relation-deletes.ts builds it): `deletes` and `replaces` each only while the stored version is
+ * still the one read, and each guard only while exactly the records `referencing` (ids) point at
+ * one of `targets` through `ref` — so a reference added or changed meanwhile is never left
+ * dangling or silently deleted.
+ */
+export interface DeletePlan {
+  deletes: Array<{ collection: Collection; id: string; version: number }>;
+  replaces: Array<{ collection: Collection; next: RecordDoc; version: number }>;
+  guards: Array<{ ref: RelationRef; targets: string[]; referencing: string[] }>;
+}
+
 /**
  * Storage of collections, records and idempotency keys for every project (docs/architecture.md "Ports and adapters").
  *
@@ -171,6 +190,12 @@ export interface RecordStore {
    * conditional write). Returns false when nothing was deleted.
    */
   deleteRecord(project: ProjectId, collection: Collection, id: string, expectedVersion?: number): Promise<boolean>;
+  /**
+   * Applies `plan` in one transaction: returns false, writing nothing, when a version moved, a
+   * record is gone or a guard's referencing records differ. Throws ConflictError on a
+   * unique-field violation (nothing written).
+   */
+  applyDeletePlan(project: ProjectId, plan: DeletePlan): Promise<boolean>;
   /**
    * Records matching `query.predicate`, ordered by (orderBy, id) in `direction`, strictly after
    * `query.after`, at most `query.limit`. Missing values sort before every value ascending and

@@ -6,7 +6,7 @@
  */
 import { AdmissionQueue, ConflictError, ensureMongoIndex, MONGO_MAJORITY, NotFoundError, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
 import type { Db, Document, TransactionOptions, WriteConcernSettings } from 'mongodb';
-import type { AggregateQuery, AggregateResult, CollectionChange, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
+import type { AggregateQuery, AggregateResult, CollectionChange, DeletePlan, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
 import { aggregatePipeline, aggregateResult } from './mongo-aggregate';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
@@ -14,6 +14,7 @@ import { compileFilter, compileKeyset, fieldPath, keysetBound, sortSpec, type Re
 import { COLLECTIONS, MongoCollections, PUBLISHED, isDuplicateKey, isTimeLimit, reportedField, type CollectionDocument } from './mongo-collections';
 import { uniqueConflict, uniqueValues } from '../unique-conflict';
 import { queryTimeout } from '../query-timeout';
+import { applyDeletePlanMongo } from './mongo-delete-plan';
 
 const IDEMPOTENCY = 'plinth_idempotency_keys';
 
@@ -258,6 +259,15 @@ export class MongoRecordStore implements RecordStore {
     const filter = expectedVersion === undefined ? { _id: { $eq: id } } : { _id: { $eq: id }, version: { $eq: expectedVersion } };
     const result = await this.records(project, collection.name).deleteOne(filter);
     return result.deletedCount === 1;
+  }
+
+  async applyDeletePlan(project: ProjectId, plan: DeletePlan): Promise<boolean> {
+    try {
+      return await applyDeletePlanMongo(this.db, (p, name) => this.records(p, name), this.transactionOptions, project, plan);
+    } catch (err) {
+      if (isDuplicateKey(err)) throw uniqueConflict(reportedField(err));
+      throw err;
+    }
   }
 
   /** The find the store runs for `query`: the filter seeks past the keyset position (see keysetBound). */

@@ -1,0 +1,41 @@
+/**
+ * A DeletePlan on SQLite (record-store.ts): the guards are read, then every delete and replace
+ * is written, all inside the one savepoint the write batch gives it, so a failed check or a
+ * unique violation undoes the whole plan and nothing of it is committed.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { ProjectId } from '@plinth/shared';
+import type { DeletePlan } from '../record-store';
+import { splitRecord } from '../record-shape';
+import { isListRelation } from '../../domain/relation-field';
+import { fieldExpr } from './sqlite-predicate';
+
+/** Thrown inside the savepoint to undo it: a checked version or guard no longer holds. */
+export class PlanMoved extends Error {}
+
+const marks = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+
+/** Runs `plan` with `prepared` statements; throws PlanMoved when the data moved since it was read. */
+export function applyDeletePlanSql(prepared: (sql: string) => Statement, table: (project: ProjectId, name: string) => string, project: ProjectId, plan: DeletePlan): void {
+  for (const { ref, targets, referencing } of plan.guards) {
+    if (targets.length === 0) continue;
+    const t = table(project, ref.collection.name);
+    const def = ref.collection.fields[ref.field];
+    const sql = def && isListRelation(def)
+      ? `SELECT id FROM "${t}" WHERE EXISTS (SELECT 1 FROM json_each(data, '$.${ref.field}') AS e WHERE e.value IN (${marks(targets.length)}))`
+      : `SELECT id FROM "${t}" WHERE ${fieldExpr(ref.field)} IN (${marks(targets.length)})`;
+    const found = (prepared(sql).all(...targets) as Array<{ id: string }>).map((r) => r.id);
+    const expected = new Set(referencing);
+    if (found.length !== expected.size || !found.every((id) => expected.has(id))) throw new PlanMoved();
+  }
+  for (const { collection, next, version } of plan.replaces) {
+    const r = splitRecord(next);
+    const done = prepared(`UPDATE "${table(project, collection.name)}" SET version = ?, updated_at = ?, data = ? WHERE id = ? AND version = ?`)
+      .run(r.version, r.updated_at, JSON.stringify(r.data), r.id, version);
+    if (done.changes !== 1) throw new PlanMoved();
+  }
+  for (const { collection, id, version } of plan.deletes) {
+    const done = prepared(`DELETE FROM "${table(project, collection.name)}" WHERE id = ? AND version = ?`).run(id, version);
+    if (done.changes !== 1) throw new PlanMoved();
+  }
+}
