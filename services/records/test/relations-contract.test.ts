@@ -3,6 +3,7 @@ import { createMingoDb } from '@plinth/shared/testing/mingo-db';
 import { MongoRecordStore } from '../src/store/mongo/mongo-record-store';
 import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
 import { describeRelationsContract } from './relations.contract';
+import { describeRelationsExpandContract } from './relations-expand.contract';
 
 async function mongoOnMingo(): Promise<MongoRecordStore> {
   const store = new MongoRecordStore(createMingoDb());
@@ -12,3 +13,5 @@ async function mongoOnMingo(): Promise<MongoRecordStore> {
 
 describeRelationsContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
 describeRelationsContract('mongo adapter on mingo', mongoOnMingo);
+describeRelationsExpandContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
+describeRelationsExpandContract('mongo adapter on mingo', mongoOnMingo);
