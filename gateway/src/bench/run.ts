@@ -4,6 +4,7 @@ import { benchQueryOverload } from './query-overload';
 import { benchRealtime } from './realtime';
 import { benchRecordCounts } from './record-counts';
 import { benchRecords } from './records';
+import { benchRelations } from './relations';
 
 /**
  * `npm run bench`: every benchmark scenario in one run, printed as tables with ratios. Figures
@@ -13,6 +14,7 @@ import { benchRecords } from './records';
 const SCENARIOS: Array<[string, () => Promise<string>]> = [
   ['records', benchRecords],
   ['record-counts', benchRecordCounts],
+  ['relations', benchRelations],
   ['auth-flows', benchAuthFlows],
   ['overload', benchOverload],
   ['realtime', benchRealtime],
