@@ -18,6 +18,7 @@ export interface SubscribeCall {
     direction?: unknown;
     limit?: unknown;
     snapshot?: unknown;
+    expand?: unknown;
   };
 }
 

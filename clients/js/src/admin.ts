@@ -22,7 +22,7 @@ export interface MintedToken {
 export type FieldValue = string | number | boolean | null | FieldValue[] | { [key: string]: FieldValue };
 
 export interface FieldDefinition {
-  type: 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list';
+  type: 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list' | 'relation';
   required?: boolean;
   unique?: boolean;
   indexed?: boolean;
@@ -40,6 +40,14 @@ export interface FieldDefinition {
   enum?: FieldValue[];
   /** Stored on create when the field is not given. */
   default?: FieldValue;
+  /** Relation: the collection whose record ids the field holds. */
+  collection?: string;
+  /** Relation: 1 (default) holds one id; more holds a list of at most this many ids. */
+  max_items?: number;
+  /** Relation: what deleting a referenced record does to this one (default `restrict`). */
+  on_delete?: 'restrict' | 'cascade' | 'set_null';
+  /** Relation: a write must be able to read each record it points at (default false). */
+  readable_by_writer?: boolean;
 }
 
 export interface CollectionRules {

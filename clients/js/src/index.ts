@@ -78,7 +78,7 @@ export { Collection } from './records/collection';
 export type { CreateOptions, VersionOptions } from './records/collection';
 export { Query, type QuerySpec } from './records/query';
 export type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './records/realtime-types';
-export type { Aggregates, Condition, Direction, NumberField, Page, PlinthRecord, RecordData, SystemFields, TokenSource, WhereOp } from './records/types';
+export type { Aggregates, Condition, Direction, Expanded, ExpandedRecord, NumberField, Page, PlinthRecord, RecordData, SystemFields, TokenSource, WhereOp } from './records/types';
 export type { CollectionAccessor, CollectionName, TypedCollection, UntypedCollections, UserFields } from './records/typed';
 export { ConflictError, PlinthError, isNetworkError, type PlinthErrorCode } from './errors';
 export type { CallOptions, TransportOptions } from './transport';

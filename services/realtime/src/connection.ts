@@ -289,14 +289,14 @@ export class Connection {
 
   /** Asks records for the rule-checked predicate with the connection's key and current token. */
   private async resolve(sub: Subscription, snapshot: boolean, stale: () => boolean) {
-    const { where, orderBy, direction, limit } = sub.request;
+    const { where, orderBy, direction, limit, expand } = sub.request;
     const user = this.token !== null && this.keyKind !== 'secret' ? (this.claims?.sub ?? null) : null;
     const answer = await this.hub.resolve({
       project: this.project,
       keyKind: this.keyKind,
       ...(this.token ? { userToken: this.token } : {}),
       collection: sub.collection,
-      body: { where, orderBy, direction, limit, snapshot },
+      body: { where, orderBy, direction, limit, snapshot, expand },
     });
     // An answer made under an older token (a newer resolution started meanwhile) is dropped:
     // it must never replace the predicate of the one under the connection's current token.

@@ -59,6 +59,8 @@ export interface SubscribeMessage {
   direction?: unknown;
   limit?: unknown;
   snapshot?: boolean;
+  /** Relation fields to expand in snapshots (records checks it). */
+  expand?: unknown;
   resume_from?: number;
 }
 
@@ -80,7 +82,7 @@ export class ProtocolError extends Error {
 }
 
 const SUB_ID = /^[\x21-\x7e]{1,64}$/;
-const SUBSCRIBE_KEYS = new Set(['type', 'id', 'collection', 'where', 'orderBy', 'direction', 'limit', 'snapshot', 'resume_from']);
+const SUBSCRIBE_KEYS = new Set(['type', 'id', 'collection', 'where', 'orderBy', 'direction', 'limit', 'snapshot', 'expand', 'resume_from']);
 
 /** Parses one text frame. @throws ProtocolError naming what is wrong. */
 export function parseClientMessage(text: string): ClientMessage {

@@ -240,6 +240,7 @@ export class RealtimeConnection implements RealtimeHook {
       direction: s.direction,
       limit: s.limit,
       snapshot: sub.lastSeq === null && sub.snapshot ? true : undefined,
+      expand: s.expand?.length ? s.expand.join(',') : undefined,
       resume_from: sub.lastSeq ?? undefined,
     });
   }

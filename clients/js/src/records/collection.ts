@@ -61,10 +61,12 @@ export class Collection<T extends object = Record<string, unknown>> {
     }
   }
 
-  async get(id: string, opts: CallOptions = {}): Promise<PlinthRecord<T>> {
+  /** One record; `expand: ['author']` also puts the records its relation fields point at under `record.expand`. */
+  async get(id: string, opts: CallOptions & { expand?: string[] } = {}): Promise<PlinthRecord<T>> {
     const res = await this.ctx.transport.request<{ record: PlinthRecord<T> }>({
       method: 'GET',
       path: this.path(id),
+      query: opts.expand?.length ? { expand: opts.expand.join(',') } : undefined,
       headers: await this.headers(opts.signal),
       signal: opts.signal,
     });

@@ -9,6 +9,8 @@ export interface QuerySpec {
   orderBy?: string;
   direction?: Direction;
   limit?: number;
+  /** Relation fields to expand (`author`, `post.author`: two levels at most). */
+  expand?: string[];
 }
 
 /**
@@ -34,6 +36,14 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
     return this.with({ limit: n });
   }
 
+  /**
+   * Expands relation fields in every record read (pages and realtime snapshots): `expand('author',
+   * 'post.author')` puts each record the caller may read under `record.expand.author`.
+   */
+  expand(...fields: string[]): Query<T> {
+    return this.with({ expand: [...(this.spec.expand ?? []), ...fields] });
+  }
+
   /** One page. Pass the previous page's `cursor` to continue; `count: true` adds `total`. */
   async get(opts: CallOptions & { cursor?: string | null; count?: boolean } = {}): Promise<Page<T>> {
     const token = await this.ctx.token(opts.signal);
@@ -48,6 +58,7 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
         limit: s.limit,
         cursor: opts.cursor ?? undefined,
         count: opts.count ? 'true' : undefined,
+        expand: s.expand?.length ? s.expand.join(',') : undefined,
       },
       headers: token ? { 'X-Db-User-Token': token } : undefined,
       signal: opts.signal,

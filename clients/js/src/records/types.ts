@@ -6,8 +6,21 @@ export interface SystemFields {
   updated_at: string;
 }
 
+/**
+ * A record reached through a relation and expanded (`expand`): a record of another collection,
+ * whose fields the client does not know statically.
+ */
+export type ExpandedRecord = SystemFields & { [field: string]: unknown; expand?: Expanded };
+
+/**
+ * What `expand` adds to a record: per relation field asked for, the record it points at (a single
+ * relation) or the records (a list relation), each one the caller may read — a record hidden by
+ * its read rule, or gone, is left out.
+ */
+export type Expanded = { [field: string]: ExpandedRecord | ExpandedRecord[] };
+
 /** A record as Plinth returns it: the system fields and the user fields at the top level. */
-export type PlinthRecord<T> = T & SystemFields;
+export type PlinthRecord<T> = T & SystemFields & { expand?: Expanded };
 
 /** Fields a write may carry: any subset of T; `null` removes an optional field on update. */
 export type RecordData<T> = { [K in keyof T]?: T[K] | null };

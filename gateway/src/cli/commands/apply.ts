@@ -13,6 +13,7 @@
  *    has no multi-collection transaction: a step that fails stops the run, says what was applied,
  *    and a re-run completes it.
  */
+import { orderByRelations } from './relation-order';
 import { CliError, UsageError, type CliIo, type Connection } from '../client';
 import type { Flags } from '../flags';
 import { readJsonFile } from './args';
@@ -125,6 +126,7 @@ export async function applyCommand(args: string[], flags: Flags, conn: Connectio
     const step = updateStep(name, have, want, file, problems);
     if (step) steps.push(step);
   }
+  steps.splice(0, steps.length, ...orderByRelations(steps));
   for (const target of steps.flatMap((s) => s.drops)) {
     if (allowed.has(target) || !(await holdsData(conn, key, target, live))) continue;
     problems.push(`${target} holds data: deleting it needs --allow-data-loss ${target}`);

@@ -2,7 +2,8 @@
  * Schema as code: the file format and `plinth pull [file]` (apply is in apply.ts).
  *
  * The file: {"collections": {"<name>": {"fields": {"<field>": {"type", "required"?, "unique"?,
- * "indexed"?, "min"?, "max"?, "min_length"?, "max_length"?, "pattern"?, "enum"?, "default"?}},
+ * "indexed"?, "min"?, "max"?, "min_length"?, "max_length"?, "pattern"?, "enum"?, "default"?,
+ * relations: "collection"?, "max_items"?, "on_delete"?, "readable_by_writer"?}},
  * "rules": {"read"?, "create"?, "update"?, "delete"?}} | null}}; `null` asks for the collection
  * to be deleted. Pull writes the same shape, flags only when true and options only when set, so
  * pull then apply changes nothing.
@@ -24,6 +25,11 @@ export interface FieldDef {
   pattern?: string;
   enum?: Json[];
   default?: Json;
+  /** Relation fields (docs/records.md, "Relations"). */
+  collection?: string;
+  max_items?: number;
+  on_delete?: string;
+  readable_by_writer?: boolean;
 }
 export type Rules = { [op: string]: string };
 export interface CollectionSpec {
@@ -40,7 +46,11 @@ export interface LiveCollection extends CollectionSpec {
 
 const FLAGS = ['required', 'unique', 'indexed'] as const;
 /** Options passed through as they are; the project checks them (and answers timestamps in UTC). */
-const OPTIONS = ['min', 'max', 'min_length', 'max_length', 'pattern', 'enum', 'default'] as const;
+const OPTIONS = ['min', 'max', 'min_length', 'max_length', 'pattern', 'enum', 'default', 'collection', 'max_items', 'on_delete', 'readable_by_writer'] as const;
+/** A relation's options as the project fills them in when not given: pull leaves them out, apply sees no change. */
+const RELATION_DEFAULTS: { [option: string]: Json } = { max_items: 1, on_delete: 'restrict', readable_by_writer: false };
+const withoutDefault = (type: string, option: string, v: unknown): unknown =>
+  type === 'relation' && option in RELATION_DEFAULTS && v === RELATION_DEFAULTS[option] ? undefined : v;
 const isObject = (v: unknown): v is { [k: string]: unknown } => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function parseSchema(raw: unknown, file: string): SchemaFile {
@@ -70,7 +80,7 @@ export function parseSchema(raw: unknown, file: string): SchemaFile {
 export function compact(def: FieldDef): FieldDef {
   const out: FieldDef = { type: def.type };
   for (const f of FLAGS) if (def[f]) out[f] = true;
-  const options = Object.fromEntries(OPTIONS.filter((o) => def[o] !== undefined).map((o) => [o, def[o]]));
+  const options = Object.fromEntries(OPTIONS.filter((o) => withoutDefault(def.type, o, def[o]) !== undefined).map((o) => [o, def[o]]));
   return { ...out, ...options };
 }
 
@@ -81,13 +91,13 @@ function utc(type: string, v: unknown): unknown {
   return Number.isNaN(t.getTime()) ? v : t.toISOString();
 }
 
-function sameOption(type: string, a: unknown, b: unknown): boolean {
-  const norm = (v: unknown) => JSON.stringify(Array.isArray(v) ? v.map((x) => utc(type, x)) : utc(type, v));
+function sameOption(type: string, option: string, a: unknown, b: unknown): boolean {
+  const norm = (v: unknown) => JSON.stringify(Array.isArray(v) ? v.map((x) => utc(type, x)) : utc(type, withoutDefault(type, option, v)));
   return norm(a) === norm(b);
 }
 
 export function sameField(a: FieldDef, b: FieldDef): boolean {
-  return a.type === b.type && FLAGS.every((f) => Boolean(a[f]) === Boolean(b[f])) && OPTIONS.every((o) => sameOption(a.type, a[o], b[o]));
+  return a.type === b.type && FLAGS.every((f) => Boolean(a[f]) === Boolean(b[f])) && OPTIONS.every((o) => sameOption(a.type, o, a[o], b[o]));
 }
 
 export async function liveCollections(conn: Connection, key: string): Promise<LiveCollection[]> {
