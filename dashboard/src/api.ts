@@ -47,7 +47,7 @@ export async function call<T>(key: string, method: Method, path: string, body?: 
 
 export const projectPath = (project: string, rest: string): string => `/v1/projects/${encodeURIComponent(project)}${rest}`;
 
-export type FieldType = 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list';
+export type FieldType = 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list' | 'relation';
 export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp', 'json', 'list'];
 export const FIELD_OPTIONS = ['required', 'unique', 'indexed'] as const;
 export type FieldOption = (typeof FIELD_OPTIONS)[number];
@@ -64,6 +64,11 @@ export interface FieldDefinition {
   pattern?: string;
   enum?: Json[];
   default?: Json;
+  /** Relation (records.md, "Relations"): the target collection; max_items above 1 holds a list of ids. */
+  collection?: string;
+  max_items?: number;
+  on_delete?: 'restrict' | 'cascade' | 'set_null';
+  readable_by_writer?: boolean;
 }
 export const RULE_KINDS = ['read', 'create', 'update', 'delete'] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];

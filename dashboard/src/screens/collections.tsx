@@ -140,7 +140,7 @@ function Editor(props: { project: string; secret: string; collection: Collection
             <label>
               Type
               <select name={`field-type-${i}`} value={r.type} disabled={r.stored} onChange={(e) => setRow(i, { type: (e.currentTarget as HTMLSelectElement).value as FieldType })}>
-                {FIELD_TYPES.map((t) => (
+                {(FIELD_TYPES.includes(r.type) ? FIELD_TYPES : [...FIELD_TYPES, r.type]).map((t) => (
                   <option key={t} value={t}>
                     {t}
                   </option>

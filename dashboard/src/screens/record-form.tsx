@@ -7,7 +7,7 @@ export function toValue(def: FieldDefinition, raw: string | boolean): Json | und
   const s = String(raw);
   if (s.trim() === '') return undefined;
   if (def.type === 'number' || def.type === 'integer') return Number(s);
-  if (def.type === 'json' || def.type === 'list') {
+  if (def.type === 'json' || def.type === 'list' || (def.type === 'relation' && isList(def))) {
     try {
       return JSON.parse(s) as Json;
     } catch {
@@ -20,20 +20,65 @@ export function toValue(def: FieldDefinition, raw: string | boolean): Json | und
 export function fromValue(def: FieldDefinition, v: Json | undefined): string | boolean {
   if (def.type === 'boolean') return v === true;
   if (v === undefined || v === null) return '';
-  if (def.type === 'json' || def.type === 'list') return JSON.stringify(v);
+  if (def.type === 'json' || def.type === 'list' || (def.type === 'relation' && isList(def))) return JSON.stringify(v);
   return String(v);
+}
+
+/** A relation holding a list of ids (max_items above 1). */
+const isList = (def: FieldDefinition): boolean => (def.max_items ?? 1) > 1;
+
+/** Ids of the records a relation field may point at, by field (the relation picker's choices). */
+export type RelationChoices = { [field: string]: string[] };
+
+function RelationPicker(props: { name: string; def: FieldDefinition; value: string; choices: string[]; onChange: (v: string) => void }) {
+  const list = isList(props.def);
+  const chosen: string[] = list ? ((): string[] => {
+    try {
+      const v = JSON.parse(props.value || '[]') as unknown;
+      return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+    } catch {
+      return [];
+    }
+  })() : props.value ? [props.value] : [];
+  const options = [...new Set([...chosen, ...props.choices])];
+  return (
+    <select
+      name={props.name}
+      multiple={list}
+      onChange={(e) => {
+        const el = e.currentTarget as HTMLSelectElement;
+        if (list) props.onChange(JSON.stringify([...el.selectedOptions].map((o) => o.value)));
+        else props.onChange(el.value);
+      }}
+    >
+      {!list && <option value="" selected={chosen.length === 0}>(none)</option>}
+      {options.map((id) => (
+        <option key={id} value={id} selected={chosen.includes(id)}>
+          {id}
+        </option>
+      ))}
+    </select>
+  );
 }
 
 export type FormValues = { [field: string]: string | boolean };
 
 /** One input per field of the collection, typed by the field's type. */
-export function RecordFields(props: { collection: Collection; values: FormValues; onChange: (v: FormValues) => void; idPrefix: string }) {
+export function RecordFields(props: { collection: Collection; values: FormValues; onChange: (v: FormValues) => void; idPrefix: string; choices?: RelationChoices }) {
   return (
     <div class="record-fields">
       {Object.entries(props.collection.fields).map(([name, def]) => {
         const v = props.values[name];
         const set = (x: string | boolean) => props.onChange({ ...props.values, [name]: x });
-        const label = `${name} (${def.type}${def.required ? ', required' : ''})`;
+        const label = `${name} (${def.type}${def.type === 'relation' ? ` → ${def.collection ?? '?'}${isList(def) ? `, up to ${def.max_items}` : ''}` : ''}${def.required ? ', required' : ''})`;
+        if (def.type === 'relation') {
+          return (
+            <label key={name}>
+              {label}
+              <RelationPicker name={`${props.idPrefix}-${name}`} def={def} value={typeof v === 'string' ? v : ''} choices={props.choices?.[name] ?? []} onChange={set} />
+            </label>
+          );
+        }
         if (def.type === 'boolean') {
           return (
             <label class="check" key={name}>

@@ -3,6 +3,7 @@ import { ApiError, call, projectPath, type Collection, type Json, type RecordDoc
 import { useProjectKey } from '../project-key';
 import { Confirm, Empty, ErrorBox, JsonView } from '../ui';
 import { RecordFields, dataOf, useFormValues } from './record-form';
+import { useRelationData } from './relation-data';
 
 const OPS = ['==', '!=', '<', '<=', '>', '>=', 'in', 'not-in', 'array-contains', 'array-contains-any'] as const;
 const SYSTEM = ['id', 'version', 'created_at', 'updated_at'];
@@ -256,6 +257,7 @@ function RecordEditor(props: { base: string; secret: string; collection: Collect
   const [current, setCurrent] = useState<RecordDoc | null>(null);
   const [error, setError] = useState<unknown>(null);
   const r = props.record;
+  const related = useRelationData(props.base, props.secret, props.collection, r?.id ?? null);
   /** Creates, or saves the form's values over `onVersion` (the version the edit started from, or the current one after a 409). */
   const submit = async (onVersion: number) => {
     setError(null);
@@ -283,7 +285,13 @@ function RecordEditor(props: { base: string; secret: string; collection: Collect
   return (
     <form class="panel" onSubmit={save} aria-label={r ? `Edit record ${r.id}` : 'New record'}>
       <h2>{r ? `Edit ${r.id} (version ${version})` : 'New record'}</h2>
-      <RecordFields collection={props.collection} values={values} onChange={setValues} idPrefix="record" />
+      <RecordFields collection={props.collection} values={values} onChange={setValues} idPrefix="record" choices={related.choices} />
+      {related.expanded && Object.keys(related.expanded).length > 0 && (
+        <div role="region" aria-label="Related records">
+          <p>Records its relations point at (those you can read):</p>
+          <JsonView value={related.expanded} />
+        </div>
+      )}
       <ErrorBox error={error} />
       {current && (
         <div class="conflict" role="region" aria-label="Current record">
