@@ -113,6 +113,11 @@ export class Collection<T extends object = Record<string, unknown>> {
     return this.query().limit(n);
   }
 
+  /** A query of every record with these relation fields expanded (see `Query.expand`). */
+  expand(...fields: string[]): Query<T> {
+    return this.query().expand(...fields);
+  }
+
   /** Live changes of every record of the collection (see `Query.subscribe`). */
   subscribe(handler: (event: RealtimeEvent<T>) => void, opts: SubscribeOptions = {}): Unsubscribe {
     return this.query().subscribe(handler, opts);
