@@ -4,19 +4,40 @@
  * unique violation undoes the whole plan and nothing of it is committed.
  */
 import type { Statement } from 'better-sqlite3';
-import type { ProjectId } from '@plinth/shared';
+import type { ProjectId, SqliteDatabase } from '@plinth/shared';
+import { translateUnique } from './sqlite-unique';
+import type { SqliteWriteBatch } from './sqlite-write-batch';
 import type { DeletePlan } from '../record-store';
 import { splitRecord } from '../record-shape';
 import { isListRelation } from '../../domain/relation-field';
 import { fieldExpr } from './sqlite-predicate';
 
 /** Thrown inside the savepoint to undo it: a checked version or guard no longer holds. */
-export class PlanMoved extends Error {}
+class PlanMoved extends Error {}
+
+type Prepared = (sql: string) => Statement;
+type TableOf = (project: ProjectId, name: string) => string;
+
+/**
+ * Applies `plan` in the next group commit, in a transaction of its own (a savepoint inside the
+ * batch's; a batch of one would otherwise run it bare): true once written whole, false when the
+ * data moved (nothing written); a unique violation is a ConflictError.
+ */
+export async function runDeletePlan(db: SqliteDatabase, batch: SqliteWriteBatch, prepared: Prepared, table: TableOf, project: ProjectId, plan: DeletePlan): Promise<boolean> {
+  const apply = db.transaction(() => applyDeletePlanSql(prepared, table, project, plan));
+  try {
+    await batch.run(() => apply());
+    return true;
+  } catch (err) {
+    if (err instanceof PlanMoved) return false;
+    return translateUnique(err);
+  }
+}
 
 const marks = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
 /** Runs `plan` with `prepared` statements; throws PlanMoved when the data moved since it was read. */
-export function applyDeletePlanSql(prepared: (sql: string) => Statement, table: (project: ProjectId, name: string) => string, project: ProjectId, plan: DeletePlan): void {
+function applyDeletePlanSql(prepared: Prepared, table: TableOf, project: ProjectId, plan: DeletePlan): void {
   for (const { ref, targets, referencing } of plan.guards) {
     if (targets.length === 0) continue;
     const t = table(project, ref.collection.name);

@@ -28,7 +28,7 @@ import { InlineQueryBudget } from './inline-query-budget';
 import { SqliteQueryRunner, isPointQuery } from './sqlite-query-runner';
 import { SqliteIdempotencyKeys } from './sqlite-idempotency-keys';
 import { SqliteWriteBatch } from './sqlite-write-batch';
-import { applyDeletePlanSql, PlanMoved } from './sqlite-delete-plan';
+import { runDeletePlan } from './sqlite-delete-plan';
 import { MALFORMED_JSON, messageOf, runTolerant, tableGone } from './sqlite-query-errors';
 
 type RecordRow = RawRow;
@@ -355,16 +355,8 @@ export class SqliteRecordStore implements RecordStore {
     return result.changes === 1;
   }
 
-  async applyDeletePlan(project: ProjectId, plan: DeletePlan): Promise<boolean> {
-    try {
-      // Its own transaction (a savepoint inside the batch's): a batch of one runs it bare.
-      const apply = this.db.transaction(() => applyDeletePlanSql((sql) => this.prepared(sql), recordTable, project, plan));
-      await this.batch.run(() => apply());
-      return true;
-    } catch (err) {
-      if (err instanceof PlanMoved) return false;
-      return translateUnique(err);
-    }
+  applyDeletePlan(project: ProjectId, plan: DeletePlan): Promise<boolean> {
+    return runDeletePlan(this.db, this.batch, (sql) => this.prepared(sql), recordTable, project, plan);
   }
 
   /** The SELECTs a query runs, in order (sqlite-query-sql.ts); exposed for EXPLAIN QUERY PLAN. */
