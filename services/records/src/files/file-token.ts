@@ -1,0 +1,54 @@
+/**
+ * Short-lived file tokens (docs/files.md "File tokens"): what an `<img src>` carries as
+ * `?token=` in place of headers. A token names its project, the user and session it was
+ * issued to (or none, for a key-only caller), and when it expires (minutes); it is an HMAC, so
+ * it cannot be altered. A download with a token is judged by the record's read rule as that
+ * user, and the session is checked as a user token's is, so signing out ends its tokens too.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ProjectId } from '@plinth/shared';
+
+export const FILE_TOKEN_TTL_SECONDS = 5 * 60;
+const PREFIX = 'ft1';
+
+export interface FileTokenClaims {
+  project: ProjectId;
+  /** The user it was issued to; null for a caller without a user token. */
+  uid: string | null;
+  /** The user's session, checked for revocation at each use. */
+  sid: string | null;
+  /** Unix seconds. */
+  exp: number;
+}
+
+const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64url');
+
+function sign(secret: string, payload: string): string {
+  return createHmac('sha256', secret).update(`plinth-file-token\n${payload}`).digest('base64url');
+}
+
+export function issueFileToken(secret: string, claims: Omit<FileTokenClaims, 'exp'>, nowSeconds = Math.floor(Date.now() / 1000), ttl = FILE_TOKEN_TTL_SECONDS): { token: string; expires_at: string } {
+  const exp = nowSeconds + ttl;
+  const payload = b64(JSON.stringify({ p: claims.project, u: claims.uid, s: claims.sid, e: exp }));
+  return { token: `${PREFIX}.${payload}.${sign(secret, payload)}`, expires_at: new Date(exp * 1000).toISOString() };
+}
+
+/** The claims of a genuine, unexpired token for `project`; null otherwise. */
+export function verifyFileToken(secret: string, token: string, project: ProjectId, nowSeconds = Math.floor(Date.now() / 1000)): FileTokenClaims | null {
+  if (token.length > 2048) return null;
+  const [prefix, payload, sig, extra] = token.split('.');
+  if (prefix !== PREFIX || !payload || !sig || extra !== undefined) return null;
+  const expected = Buffer.from(sign(secret, payload));
+  const given = Buffer.from(sig);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+  let raw: { p?: unknown; u?: unknown; s?: unknown; e?: unknown };
+  try {
+    raw = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof raw;
+  } catch {
+    return null;
+  }
+  if (raw.p !== project || typeof raw.e !== 'number' || raw.e <= nowSeconds) return null;
+  const uid = typeof raw.u === 'string' ? raw.u : null;
+  const sid = typeof raw.s === 'string' ? raw.s : null;
+  return { project, uid, sid, exp: raw.e };
+}
