@@ -76,7 +76,8 @@ export function describeFileStorageContract(name: string, make: () => Promise<Fi
       const whole = pattern(LARGE);
       expect(await storage.put(key, generated(LARGE), { maxBytes: 20 * MiB })).toEqual({ size: LARGE, sha256: sha(whole) });
       expect(sha(await readAll(await storage.get(key)))).toBe(sha(whole));
-      for (const [start, end] of [[0, 0], [10, 99], [255 * 1024 - 5, 255 * 1024 + 5], [5 * MiB - 1, 5 * MiB + 70_000], [LARGE - 1, LARGE - 1]]) {
+      const ranges = [[0, 0], [10, 99], [255 * 1024 - 5, 255 * 1024 + 5], [5 * MiB - 1, 5 * MiB + 70_000], [LARGE - 70_003, LARGE - 2], [LARGE - 1, LARGE - 1]];
+      for (const [start, end] of ranges.filter(([, e]) => e < LARGE)) {
         const got = await readAll(await storage.get(key, { start, end }));
         expect(got.length).toBe(end - start + 1);
         expect(sha(got)).toBe(sha(whole.subarray(start, end + 1)));
