@@ -51,7 +51,12 @@ export class GridFsFileStorage implements FileStorage {
   private readonly chunks: Collection<ChunkDoc>;
   private readonly partial: Collection<PartialDoc>;
 
-  constructor(db: Db, bucket = 'plinth_files') {
+  constructor(
+    db: Db,
+    bucket = 'plinth_files',
+    /** Run by close(): the owner of the connection closes it (tests drop their database). */
+    private readonly onClose?: () => Promise<void>,
+  ) {
     this.files = db.collection<FilesDoc>(`${bucket}.files`);
     this.chunks = db.collection<ChunkDoc>(`${bucket}.chunks`);
     this.partial = db.collection<PartialDoc>(`${bucket}.partial`);
@@ -155,5 +160,7 @@ export class GridFsFileStorage implements FileStorage {
     return stale.length;
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.onClose?.();
+  }
 }
