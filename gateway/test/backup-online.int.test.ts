@@ -97,7 +97,7 @@ describe('plinth backup while the server takes writes, then plinth restore', () 
     // The server went on acknowledging writes while the backup ran.
     expect(ackedByBackupEnd - ackedBefore.length).toBeGreaterThan(0);
     const manifest = JSON.parse(backup.stdout) as { files: Array<{ path: string; kind: string; tables?: Record<string, number> }> };
-    expect(manifest.files.map((f) => f.path)).toEqual(expect.arrayContaining(['auth.db', 'credentials.json', 'events.db', 'gateway.db', 'limits.db', 'mailer.db', 'records.db']));
+    expect(manifest.files.map((f) => f.path)).toEqual(expect.arrayContaining(['auth.db', 'credentials.json', 'gateway.db', 'limits.db', 'mailer.db', 'records.db']));
     expect(fs.existsSync(path.join(backupDir, 'manifest.json'))).toBe(true);
 
     const restore = await plinth('restore', backupDir, '--data-dir', restoredDir);

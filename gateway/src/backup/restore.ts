@@ -8,6 +8,7 @@ import path from 'node:path';
 import { isInside, prepareEmptyDir } from './data-files';
 import { BackupError, readManifest, sha256File, type BackupManifest } from './manifest';
 import { checkCopy } from './sqlite-copy';
+import { migrateEventLog, openSqlite, renewEventLogEpoch } from '@plinth/shared';
 
 /** Checks the backup in `dir`; resolves to its manifest, or throws a BackupError naming the first fault. */
 export function verifyBackup(dir: string): BackupManifest {
@@ -55,6 +56,18 @@ export function restoreBackup(opts: RestoreOptions): BackupManifest {
       fs.mkdirSync(path.dirname(dest), { recursive: true, mode: 0o700 });
       fs.copyFileSync(path.join(backupDir, f.path), dest);
       fs.chmodSync(dest, 0o600);
+    }
+    // The event log rewinds with the data: a new epoch, so no position handed out after the
+    // backup is resumed from (docs/realtime.md "Positions and epochs").
+    const records = path.join(dataDir, 'records.db');
+    if (fs.existsSync(records)) {
+      const db = openSqlite(records);
+      try {
+        migrateEventLog(db);
+        renewEventLogEpoch(db);
+      } finally {
+        db.close();
+      }
     }
   } catch (e) {
     for (const entry of fs.readdirSync(dataDir)) fs.rmSync(path.join(dataDir, entry), { recursive: true, force: true });

@@ -23,6 +23,8 @@ export interface CatchUpRequest {
   collection: string;
   /** Replay the changes after this seq. */
   after: number;
+  /** The epoch `after` belongs to: a page read in another epoch means resync. */
+  epoch: string;
   /** The subscription's predicate and collection revision, as resolved now. */
   predicate: Predicate;
   revision: number;
@@ -78,7 +80,7 @@ export async function catchUp(req: CatchUpRequest): Promise<CatchUpOutcome> {
     if (!req.budget.covers(Math.min(limits.pageBytes, limits.maxBytes - bytes))) return RESYNC;
     const page = await bus.read(project, collection, after, { limit: PAGE_EVENTS, maxBytes: limits.pageBytes });
     if (req.stale()) return STALE;
-    if (page.trimmed) return RESYNC;
+    if (page.trimmed || page.epoch !== req.epoch) return RESYNC;
     req.budget.spend(page.bytes);
     bytes += page.bytes;
     events += page.events.length;

@@ -199,11 +199,18 @@ export class Connection {
   /** First resolution: `subscribed`, then the snapshot or the replay from `resume_from`, then live. */
   private async open(sub: Subscription, stale: () => boolean): Promise<void> {
     const resume = sub.request.resume_from;
+    const epoch = await this.hub.bus.epoch();
     const head = await this.hub.bus.head(this.project);
     if (stale()) return;
     const answer = await this.resolve(sub, resume === undefined && sub.request.snapshot === true, stale);
     if (stale()) return;
-    const outcome = await this.replay(sub, resume ?? head, resume !== undefined, stale);
+    // A position only means something in the epoch it was read in: from another one (or from a
+    // client that did not say), the history cannot be vouched for.
+    sub.epoch = epoch;
+    const outcome =
+      resume !== undefined && (sub.request.resume_epoch !== epoch || epoch === '')
+        ? ({ outcome: 'resync' } as const)
+        : await this.replay(sub, resume ?? head, resume !== undefined, stale);
     if (outcome.outcome === 'stale') return;
     if (outcome.outcome === 'resync') {
       await this.resync(sub, stale, true);
@@ -213,7 +220,7 @@ export class Connection {
     const resumed = resume !== undefined && outcome.outcome === 'replayed';
     sub.started = true;
     sub.lastSeq = resumed ? resume : head;
-    this.send({ type: 'subscribed', id: sub.id, collection: answer.collection, revision: answer.revision, seq: sub.lastSeq, expires_at: answer.expires_at, resumed });
+    this.send({ type: 'subscribed', id: sub.id, collection: answer.collection, revision: answer.revision, seq: sub.lastSeq, epoch, expires_at: answer.expires_at, resumed });
     if (outcome.outcome === 'resubscribe') return this.resubscribe(sub, outcome.reason);
     if (answer.snapshot) this.send({ type: 'snapshot', id: sub.id, records: answer.snapshot.records, cursor: answer.snapshot.cursor });
     this.sendEvents(sub, outcome.events, outcome.committedAt);
@@ -275,6 +282,7 @@ export class Connection {
         project: this.project,
         collection: sub.collection,
         after,
+        epoch: sub.epoch,
         predicate: sub.predicate,
         revision: sub.revision,
         fromClient,
@@ -315,17 +323,42 @@ export class Connection {
 
   /** History cannot be replayed: tell the client, send a fresh snapshot, continue from the head. */
   private async resync(sub: Subscription, stale: () => boolean, opening: boolean): Promise<void> {
+    const epoch = await this.hub.bus.epoch();
     const head = await this.hub.bus.head(this.project);
     if (stale()) return;
     const answer = await this.resolve(sub, true, stale);
     if (stale()) return;
+    sub.epoch = epoch;
     if (opening) {
       sub.started = true;
-      this.send({ type: 'subscribed', id: sub.id, collection: answer.collection, revision: answer.revision, seq: head, expires_at: answer.expires_at, resumed: false });
+      this.send({ type: 'subscribed', id: sub.id, collection: answer.collection, revision: answer.revision, seq: head, epoch, expires_at: answer.expires_at, resumed: false });
     }
-    this.send({ type: 'resync_required', id: sub.id, seq: head });
+    this.send({ type: 'resync_required', id: sub.id, seq: head, epoch });
     if (answer.snapshot) this.send({ type: 'snapshot', id: sub.id, records: answer.snapshot.records, cursor: answer.snapshot.cursor });
     sub.lastSeq = head;
+  }
+
+  /**
+   * The log's tail could not vouch for what it delivered (a gap, or a new epoch): every live or
+   * catching-up subscription gets `resync_required` and a fresh snapshot, then goes on live.
+   * A paused one resyncs when it resumes (its epoch no longer matches).
+   */
+  resetAll(): void {
+    for (const sub of [...this.subs.values()]) {
+      if (sub.state !== 'live' && sub.state !== 'pending') continue;
+      if (!sub.started) continue;
+      const attempt = ++sub.attempt;
+      const stale = () => sub.ended || sub.attempt !== attempt;
+      sub.state = 'pending';
+      sub.buffer = [];
+      sub.overflowed = false;
+      void (async () => {
+        await this.resync(sub, stale, false);
+        if (!stale()) await this.goLive(sub, stale);
+      })().catch((err: unknown) => {
+        if (!stale()) this.fail(sub, err);
+      });
+    }
   }
 
   private resubscribe(sub: Subscription, reason: 'collection_changed' | 'collection_deleted'): void {

@@ -124,6 +124,7 @@ export class Hub {
     this.stopTail = await this.bus.tail(
       (events) => this.onEvents(events),
       () => this.byCollection.size > 0,
+      (reason) => this.onReset(reason),
     );
     this.timers.push(setInterval(() => this.heartbeat(), this.limits.pingIntervalMs));
     if (this.deps.revocations) this.timers.push(setInterval(() => void this.checkRevocations(), this.limits.revocationCheckMs));
@@ -262,6 +263,12 @@ export class Hub {
     if (!entry || !set?.delete(entry)) return;
     if (set.size === 0) this.byCollection.delete(key);
     this.metrics.subscriptions.dec();
+  }
+
+  /** The tail saw a gap or a new epoch: every subscription resyncs (docs/realtime.md). */
+  private onReset(reason: 'gap' | 'epoch'): void {
+    this.logger.warn({ reason }, 'event log reset: subscriptions resync');
+    for (const conn of this.connections) if (!conn.closed) conn.resetAll();
   }
 
   /** Routes a batch from the tail: per subscription, one `events` message for the batch. */

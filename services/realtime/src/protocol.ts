@@ -39,7 +39,7 @@ export interface DeliveredEvent {
 export type ServerMessage =
   | { type: 'welcome'; connection_id: string; heartbeat_ms: number }
   | { type: 'auth_ok'; user_id: string | null; expires_at: string | null }
-  | { type: 'subscribed'; id: string; collection: string; revision: number; seq: number; expires_at: string | null; resumed: boolean }
+  | { type: 'subscribed'; id: string; collection: string; revision: number; seq: number; epoch: string; expires_at: string | null; resumed: boolean }
   | { type: 'snapshot'; id: string; records: RecordDoc[]; cursor: string | null }
   | { type: 'events'; id: string; events: DeliveredEvent[] }
   | { type: 'unsubscribed'; id: string }
@@ -47,7 +47,7 @@ export type ServerMessage =
   | { type: 'auth_revoked'; ended: string[] }
   | { type: 'auth_expired'; paused: string[] }
   | { type: 'resubscribe'; id: string; reason: 'collection_changed' | 'collection_deleted' }
-  | { type: 'resync_required'; id: string; seq: number }
+  | { type: 'resync_required'; id: string; seq: number; epoch: string }
   | { type: 'pong' };
 
 export interface SubscribeMessage {
@@ -62,6 +62,8 @@ export interface SubscribeMessage {
   /** Relation fields to expand in snapshots (records checks it). */
   expand?: unknown;
   resume_from?: number;
+  /** The epoch `resume_from` was read in (`subscribed.epoch`); another epoch, or none, resyncs. */
+  resume_epoch?: string;
 }
 
 export type ClientMessage =
@@ -82,7 +84,7 @@ export class ProtocolError extends Error {
 }
 
 const SUB_ID = /^[\x21-\x7e]{1,64}$/;
-const SUBSCRIBE_KEYS = new Set(['type', 'id', 'collection', 'where', 'orderBy', 'direction', 'limit', 'snapshot', 'expand', 'resume_from']);
+const SUBSCRIBE_KEYS = new Set(['type', 'id', 'collection', 'where', 'orderBy', 'direction', 'limit', 'snapshot', 'expand', 'resume_from', 'resume_epoch']);
 
 /** Parses one text frame. @throws ProtocolError naming what is wrong. */
 export function parseClientMessage(text: string): ClientMessage {
@@ -108,6 +110,9 @@ export function parseClientMessage(text: string): ClientMessage {
       if (o.snapshot !== undefined && typeof o.snapshot !== 'boolean') throw new ProtocolError('"snapshot" must be true or false.', { field: 'snapshot' }, id);
       if (o.resume_from !== undefined && (!Number.isSafeInteger(o.resume_from) || (o.resume_from as number) < 0)) {
         throw new ProtocolError('"resume_from" must be a seq: a non-negative integer.', { field: 'resume_from' }, id);
+      }
+      if (o.resume_epoch !== undefined && (typeof o.resume_epoch !== 'string' || o.resume_epoch.length > 64)) {
+        throw new ProtocolError('"resume_epoch" must be the epoch of a subscribed message (a string).', { field: 'resume_epoch' }, id);
       }
       return { ...(o as unknown as SubscribeMessage), id };
     }

@@ -18,6 +18,8 @@ export class Subscription {
   state: 'pending' | 'live' | 'paused' | 'ended' = 'pending';
   /** The last seq this subscription has considered (sent or skipped as not matching). */
   lastSeq = 0;
+  /** The epoch of the log `lastSeq` was read in (docs/realtime.md "Positions and epochs"). */
+  epoch = '';
   revision = 0;
   predicate: Predicate = false;
   /**

@@ -25,6 +25,8 @@ const SUBS_PER_CONNECTION = 4;
 let s: StandaloneProcess;
 let dataDir: string;
 const clients: RtClient[] = [];
+/** The epoch of the log the history was written to (resume positions name it). */
+let epoch = '';
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-flood-'));
@@ -36,8 +38,9 @@ beforeAll(async () => {
   });
   expect(res.status).toBe(201);
   // 100 MB of creates and updates of public records, in the subscribed collection itself.
-  const bus = new SqliteEventBus({ file: path.join(dataDir, 'events.db') });
+  const bus = new SqliteEventBus({ file: path.join(dataDir, 'records.db') });
   try {
+    epoch = await bus.epoch();
     const project = asProjectId('demo');
     const body = 'h'.repeat(BODY_BYTES);
     const now = Date.now();
@@ -107,7 +110,7 @@ it('80 × subscribe with resume_from 0 over 100 MB of history: /healthz answers 
   try {
     for (let i = 0; i < CONNECTIONS; i++) clients.push(await RtClient.connect(s.url, 'demo', { queryKey: s.publicKey }));
     for (const [i, c] of clients.entries()) {
-      for (let j = 0; j < SUBS_PER_CONNECTION; j++) c.send({ type: 'subscribe', id: `h${i}-${j}`, collection: 'history', resume_from: 0 });
+      for (let j = 0; j < SUBS_PER_CONNECTION; j++) c.send({ type: 'subscribe', id: `h${i}-${j}`, collection: 'history', resume_from: 0, resume_epoch: epoch });
     }
     // Every subscription is answered: replayed within its budget, or resync_required + snapshot.
     for (const [i, c] of clients.entries()) {

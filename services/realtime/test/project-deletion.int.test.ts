@@ -104,7 +104,8 @@ it('closes the project’s connections with 4004, and a re-created project never
   // A client resuming from the new head is resumed, not resynced.
   const head = c.events('zero')[0]!.seq;
   const d = await connect(fresh);
-  expect(await d.subscribe('h', { collection: 'notes', resume_from: head })).toMatchObject({ type: 'subscribed', resumed: true, seq: head });
+  const epoch = c.messages.find((m) => m.type === 'subscribed')!.epoch;
+  expect(await d.subscribe('h', { collection: 'notes', resume_from: head, resume_epoch: epoch })).toMatchObject({ type: 'subscribed', resumed: true, seq: head });
   // Nothing the old tenant wrote reached the new tenant's clients.
   const seen = JSON.stringify([...c.messages, ...d.messages]);
   expect(seen).not.toContain(secretId);

@@ -109,11 +109,11 @@ it('closes a connection that answers no ping and sends nothing with 4002', async
 it('resume_from a trimmed position answers resync_required and a fresh snapshot, then live events', async () => {
   await projectCall(p, 'POST', '/collections', { key: p.secretKey, body: { name: 'old', fields: { n: { type: 'integer' } }, rules: { read: 'true' } } });
   const first = await connect();
-  await first.subscribe('o', { collection: 'old' });
+  const { epoch } = await first.subscribe('o', { collection: 'old' });
   for (let i = 0; i < 3; i++) await projectCall(p, 'POST', '/collections/old/records', { key: p.secretKey, body: { data: { n: i } } });
   const [early] = await first.waitForEvents('o', 1);
   // Another process trims the log down to its last 100 events; then 150 more changes happen.
-  const log = new SqliteEventBus({ file: path.join(t.dataDir, 'events.db'), retention: { maxEvents: 100, maxAgeMs: 3_600_000 } });
+  const log = new SqliteEventBus({ file: path.join(t.dataDir, 'records.db'), retention: { maxEvents: 100, maxAgeMs: 3_600_000 } });
   try {
     for (let i = 0; i < 150; i++) await projectCall(p, 'POST', '/collections/blobs/records', { key: p.secretKey, body: { data: { body: 'y' } } });
     await log.trim();
@@ -121,7 +121,7 @@ it('resume_from a trimmed position answers resync_required and a fresh snapshot,
     await log.close();
   }
   const c = await connect();
-  expect(await c.subscribe('o', { collection: 'old', resume_from: early!.seq })).toMatchObject({ type: 'subscribed', resumed: false });
+  expect(await c.subscribe('o', { collection: 'old', resume_from: early!.seq, resume_epoch: epoch })).toMatchObject({ type: 'subscribed', resumed: false });
   expect(await c.next((m) => m.type === 'resync_required')).toMatchObject({ id: 'o' });
   const snapshot = await c.next((m) => m.type === 'snapshot');
   expect((snapshot as unknown as { records: unknown[] }).records).toHaveLength(3);

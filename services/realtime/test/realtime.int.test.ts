@@ -199,7 +199,7 @@ describe('resume', () => {
   it('a client cut off mid-stream reconnects with resume_from and ends with every record as it is, nothing twice, in order', async () => {
     await projectCall(p, 'POST', '/collections', { key: p.secretKey, body: { name: 'feed', fields: { n: { type: 'integer' } }, rules: { read: 'true' } } });
     let c = await connect(alice);
-    await c.subscribe('f', { collection: 'feed' });
+    const { epoch } = await c.subscribe('f', { collection: 'feed' });
     const received: DeliveredEvent[] = [];
     const writes: string[] = [];
     const writer = (async () => {
@@ -240,7 +240,7 @@ describe('resume', () => {
         if (attempt > 20) throw err;
       }
     }
-    expect(await c.subscribe('f', { collection: 'feed', resume_from: last })).toMatchObject({ type: 'subscribed', resumed: true, seq: last });
+    expect(await c.subscribe('f', { collection: 'feed', resume_from: last, resume_epoch: epoch })).toMatchObject({ type: 'subscribed', resumed: true, seq: last });
     await writer;
     const final = await projectCall<{ records: { id: string; n: number }[] }>(p, 'GET', '/collections/feed/records?limit=1000', { key: p.secretKey });
     const finalState = Object.fromEntries(final.body.records.map((r) => [r.id, r.n]));

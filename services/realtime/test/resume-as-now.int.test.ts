@@ -47,18 +47,22 @@ async function anonymous(): Promise<RtClient> {
   return c;
 }
 
+/** The log's epoch, as the last `subscribed` told it. */
+let epoch = '';
+
 /** Subscribes live, and returns the position the client holds when it is cut off. */
 async function positionAfter(name: string): Promise<{ seq: number; client: RtClient }> {
   const c = await anonymous();
   const subscribed = await c.subscribe('s', { collection: name });
   expect(subscribed.type).toBe('subscribed');
+  epoch = subscribed.epoch as string;
   return { seq: subscribed.seq as number, client: c };
 }
 
 /** Every message to subscription `id` after the resume, once its answer is complete. */
 async function resume(name: string, from: number): Promise<{ subscribed: Msg; after: Msg[]; text: string }> {
   const c = await anonymous();
-  const subscribed = await c.subscribe('r', { collection: name, resume_from: from });
+  const subscribed = await c.subscribe('r', { collection: name, resume_from: from, resume_epoch: epoch });
   // A ping's pong comes after everything the resume sent.
   c.send({ type: 'ping' });
   await c.next((m) => m.type === 'pong');

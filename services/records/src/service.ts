@@ -10,6 +10,7 @@ import {
   SqliteRateLimitStore,
   createEventBusFromConfig,
   openSqlite,
+  SqliteEventBus,
   startTrimming,
   type Announcements,
   type BuiltService,
@@ -41,7 +42,7 @@ export interface RecordsServiceOptions {
   userTokens?: UserTokenSources;
   /**
    * Where committed changes are announced (standalone shares one with the realtime service).
-   * Default: from configuration — Redis Streams on REDIS_URL, else `${PLINTH_DATA_DIR}/events.db`.
+   * Default: from configuration — Redis Streams on REDIS_URL, else the outbox in `${PLINTH_DATA_DIR}/records.db`.
    */
   events?: EventBus;
   /**
@@ -72,6 +73,8 @@ export async function openRecordStore(config: RecordsConfig): Promise<RecordStor
   return SqliteRecordStore.open(path.join(config.PLINTH_DATA_DIR, 'records.db'), {
     readers: config.PLINTH_SQLITE_READERS,
     inlineQueryMs: config.PLINTH_SQLITE_INLINE_QUERY_MS,
+    // Standalone: the change events are kept in records.db, each written with its change.
+    outbox: !config.REDIS_URL,
     admission: { maxQueued: config.PLINTH_QUERY_QUEUE_LIMIT, maxWaitMs: config.PLINTH_QUERY_QUEUE_MS },
   });
 }
@@ -137,6 +140,11 @@ export async function buildRecordsService(
       await redis?.ping();
     },
     publish: async (event) => {
+      if (store.writesEvents) {
+        // The event committed with the write (the outbox): only wake the readers.
+        if (events instanceof SqliteEventBus) events.notifyAppended();
+        return;
+      }
       try {
         await events.publish(event);
       } catch (err) {

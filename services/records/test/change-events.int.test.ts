@@ -11,7 +11,7 @@ let bus: SqliteEventBus;
 beforeAll(async () => {
   t = await startTestPlinth();
   api = client(t);
-  bus = new SqliteEventBus({ file: path.join(t.dataDir, 'events.db') });
+  bus = new SqliteEventBus({ file: path.join(t.dataDir, 'records.db') });
 });
 afterAll(async () => {
   await bus.close();

@@ -46,6 +46,11 @@ export interface EventPage {
   next: number;
   /** True when the page reached the end of the log as it was when read. */
   done: boolean;
+  /**
+   * The epoch of the log the page was read from (see EventBus.epoch): a position only means
+   * something in its epoch, so a reader holding a position of another epoch must resync.
+   */
+  epoch: string;
 }
 
 /** How much one `read` returns at most; it stops at whichever limit comes first. */
@@ -58,6 +63,14 @@ export interface ReadLimits {
 
 /** Receives events as they are appended, in seq order per project. */
 export type EventListener = (events: ChangeEvent[]) => void;
+
+/**
+ * Told when a tail cannot vouch for what it delivered: `gap` — an event it read does not follow
+ * the one before (a position skipped or repeated: trimmed before it was read, or a transport
+ * that lost entries); `epoch` — the log was made anew (e.g. Redis restarted empty). The tail
+ * goes on from the log as it is now; every reader of it must resync.
+ */
+export type TailReset = (reason: 'gap' | 'epoch') => void;
 
 /** How much history the log keeps. Both limits apply; the oldest events go first. */
 export interface EventRetention {
@@ -82,6 +95,11 @@ export interface EventBus {
    */
   publish(event: ChangeEventInput): Promise<number>;
   /**
+   * The log's epoch: an id that changes whenever the log is made anew (a new database, a Redis
+   * that lost its streams). A seq is a position only together with the epoch it was read in.
+   */
+  epoch(): Promise<string>;
+  /**
    * The last seq assigned in `project`'s log (0 when none). An event published later has a
    * greater seq: a reader that starts at `head` misses nothing published after the call.
    */
@@ -90,7 +108,8 @@ export interface EventBus {
    * Events of one collection of `project` with seq > `after`, in order, within `limits`: the work
    * is proportional to what is returned (an index on project, collection and seq), not to the
    * project's or the log's other events. `trimmed` is true when the log no longer holds every
-   * event after `after`.
+   * event after `after`, or when the events read do not follow each other (an adapter whose
+   * events name their predecessor checks it: a gap is never replayed over).
    */
   read(project: ProjectId, collection: string, after: number, limits?: ReadLimits): Promise<EventPage>;
   /**
@@ -105,8 +124,9 @@ export interface EventBus {
    * function that stops it. While `wanted` (optional) returns false, the listener would ignore
    * what it is given (a realtime replica without subscriptions): an adapter may then skip past
    * the events appended meanwhile without reading or decoding them, and they are not delivered.
+   * `onReset` is told when the tail detects a gap in what it read or a new epoch (TailReset).
    */
-  tail(listener: EventListener, wanted?: () => boolean): Promise<() => void>;
+  tail(listener: EventListener, wanted?: () => boolean, onReset?: TailReset): Promise<() => void>;
   /**
    * Forgets every event of `project` (a deleted project; the events carry record data), and
    * returns the purge point: a seq greater than every seq the project had, never given to an

@@ -32,7 +32,10 @@ export const eventBusConfigSchema = {
   PLINTH_EVENTS_POLL_MS: Joi.number().integer().min(1).max(60_000).default(20),
 };
 
-/** Redis Streams when REDIS_URL is set, else the SQLite log `${PLINTH_DATA_DIR}/events.db`. */
+/**
+ * Redis Streams when REDIS_URL is set, else the SQLite log in the records database
+ * `${PLINTH_DATA_DIR}/records.db` (the outbox its writes append to: sqlite-outbox.ts).
+ */
 export function createEventBusFromConfig(config: EventBusConfig): EventBus {
   const retention = { maxEvents: config.PLINTH_EVENTS_MAX, maxAgeMs: config.PLINTH_EVENTS_MAX_AGE_MINUTES * 60_000 };
   if (config.REDIS_URL) {
@@ -44,7 +47,7 @@ export function createEventBusFromConfig(config: EventBusConfig): EventBus {
       retention,
     });
   }
-  return new SqliteEventBus({ file: path.join(config.PLINTH_DATA_DIR, 'events.db'), retention, pollMs: config.PLINTH_EVENTS_POLL_MS });
+  return new SqliteEventBus({ file: path.join(config.PLINTH_DATA_DIR, 'records.db'), retention, pollMs: config.PLINTH_EVENTS_POLL_MS });
 }
 
 /** Calls `bus.trim()` every `intervalMs`; returns a function that stops it. */

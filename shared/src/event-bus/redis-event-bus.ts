@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ProjectId } from '../types';
+import { runRedisTail } from './redis-event-tail';
 import {
   DEFAULT_EVENT_RETENTION,
   type ChangeEvent,
@@ -10,6 +11,7 @@ import {
   type EventPage,
   type EventRetention,
   type ReadLimits,
+  type TailReset,
 } from './event-bus';
 
 export interface RedisEventBusOptions {
@@ -30,23 +32,32 @@ export interface RedisEventBusOptions {
  * Key layout (renaming strands the history: change writer and readers together):
  *
  *   <prefix>s:<n>     stream shard n; entry id `<seq>-0`, fields p (project), t (commit ms), e (JSON),
- *                     c (collection; absent in entries written before it was added)
+ *                     c (collection; absent in entries written before it was added), cp (the seq
+ *                     of the previous entry of the same project and collection, 0 when none)
  *   <prefix>seq:<n>   the last seq assigned in shard n (INCR)
- *   <prefix>purged    hash: project → its purge point (a seq of its shard no event got); one
- *                     field per deleted project id, kept for good
+ *   <prefix>heads:<n> hash: "<project>/<collection>" → the seq of its last entry in shard n
+ *   <prefix>purged    hash: project → its purge point (the seq of a marker entry, collection '');
+ *                     one field per deleted project id, kept for good
+ *   <prefix>epoch     the log's epoch: made by the first append to an empty Redis, so a Redis
+ *                     that restarted empty (or any other that lost the key) is a new epoch
  *
  * A project always maps to the same shard, so its seqs only grow. One Lua script assigns the seq
  * and appends (with an approximate MAXLEN), so seq order is append order even with many writers.
  */
 const PUBLISH = `
+redis.call('SET', KEYS[4], ARGV[7], 'NX')
 local seq = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'p', ARGV[2], 't', ARGV[3], 'e', ARGV[4], 'c', ARGV[5])
+local cp = redis.call('HGET', KEYS[3], ARGV[6]) or '0'
+redis.call('HSET', KEYS[3], ARGV[6], seq)
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], seq .. '-0', 'p', ARGV[2], 't', ARGV[3], 'e', ARGV[4], 'c', ARGV[5], 'cp', cp)
 return seq
 `;
 
-/** Takes the shard's next seq as the project's purge point. */
+/** Appends the project's purge marker (collection ''): its seq is the purge point. */
 const MARK_PURGE = `
+redis.call('SET', KEYS[4], ARGV[3], 'NX')
 local through = redis.call('INCR', KEYS[1])
+redis.call('XADD', KEYS[3], through .. '-0', 'p', ARGV[1], 't', ARGV[2], 'e', '{}', 'c', '', 'cp', '0')
 redis.call('HSET', KEYS[2], ARGV[1], through)
 return through
 `;
@@ -88,15 +99,15 @@ export class RedisEventBus implements EventBus {
     this.retention = opts.retention ?? DEFAULT_EVENT_RETENTION;
     this.blockMs = opts.blockMs ?? 2000;
     this.ownsConnection = opts.ownsConnection ?? false;
-    this.redis.defineCommand('plinthPublishEvent', { numberOfKeys: 2, lua: PUBLISH });
-    this.redis.defineCommand('plinthMarkPurge', { numberOfKeys: 2, lua: MARK_PURGE });
+    this.redis.defineCommand('plinthPublishEvent', { numberOfKeys: 4, lua: PUBLISH });
+    this.redis.defineCommand('plinthMarkPurge', { numberOfKeys: 4, lua: MARK_PURGE });
   }
 
   /** Every key this bus writes (tests delete them). */
   keys(): string[] {
     const out: string[] = [];
-    for (let i = 0; i < this.shards; i++) out.push(this.stream(i), this.counter(i));
-    out.push(this.purgedKey());
+    for (let i = 0; i < this.shards; i++) out.push(this.stream(i), this.counter(i), this.heads(i));
+    out.push(this.purgedKey(), this.epochKey());
     return out;
   }
 
@@ -117,6 +128,17 @@ export class RedisEventBus implements EventBus {
   private purgedKey(): string {
     return `${this.prefix}purged`;
   }
+  private heads(shard: number): string {
+    return `${this.prefix}heads:${shard}`;
+  }
+  private epochKey(): string {
+    return `${this.prefix}epoch`;
+  }
+
+  /** The epoch; '' while no event was ever appended to this Redis (no position is valid). */
+  async epoch(): Promise<string> {
+    return (await this.redis.get(this.epochKey())) ?? '';
+  }
 
   async publish(event: ChangeEventInput): Promise<number> {
     const shard = this.shardOf(event.project);
@@ -125,11 +147,15 @@ export class RedisEventBus implements EventBus {
       this.redis,
       this.stream(shard),
       this.counter(shard),
+      this.heads(shard),
+      this.epochKey(),
       this.perShard(),
       event.project,
       event.committed_at,
       JSON.stringify(event),
       event.collection,
+      `${event.project}/${event.collection}`,
+      randomBytes(8).toString('hex'),
     );
     return Number(seq);
   }
@@ -155,6 +181,7 @@ export class RedisEventBus implements EventBus {
       .xrange(stream, `${after}-1`, '+', 'COUNT', limit)
       .get(this.counter(shard))
       .hget(this.purgedKey(), project)
+      .get(this.epochKey())
       .exec();
     if (!replies) throw new Error('event bus read was aborted');
     for (const [err] of replies) if (err) throw err;
@@ -163,10 +190,12 @@ export class RedisEventBus implements EventBus {
     const last = Number((replies[2]![1] as string | null) ?? 0);
     const first = firstEntries[0] ? seqOf(firstEntries[0][0]) : last + 1;
     const purgedThrough = Number((replies[3]![1] as string | null) ?? 0);
-    const trimmed = after + 1 < first || after > last || after < purgedThrough;
+    const epoch = (replies[4]![1] as string | null) ?? '';
+    let trimmed = after + 1 < first || after > last || after < purgedThrough;
     const events: ChangeEvent[] = [];
     let bytes = 0;
     let examined = 0;
+    let previous = after;
     for (const entry of page) {
       if (bytes >= maxBytes) break;
       examined++;
@@ -175,12 +204,16 @@ export class RedisEventBus implements EventBus {
       if (c !== undefined && c !== collection) continue;
       const event = toEvent(entry);
       if (event.collection !== collection) continue;
+      // Contiguity (as in the SQLite log): each entry names the collection's entry before it.
+      const cp = Number(field(entry, 'cp') ?? 0);
+      if (cp > 0 && (events.length === 0 ? cp > after : cp !== previous)) trimmed = true;
+      previous = event.seq;
       events.push(event);
       bytes += Buffer.byteLength(field(entry, 'e') ?? '');
     }
     const done = page.length < limit && examined === page.length;
     const next = done ? Math.max(after, last) : seqOf(page[examined - 1]![0]);
-    return { events, bytes, trimmed, next, done };
+    return { events, bytes, trimmed, next, done, epoch };
   }
 
   /** The shard's entries would have to be read to count them: the reader's limits bound it instead. */
@@ -188,38 +221,13 @@ export class RedisEventBus implements EventBus {
     return null;
   }
 
-  async tail(listener: EventListener): Promise<() => void> {
+  async tail(listener: EventListener, _wanted?: () => boolean, onReset?: TailReset): Promise<() => void> {
     const conn = this.redis.duplicate();
     let stopped = false;
     const streams = Array.from({ length: this.shards }, (_, i) => this.stream(i));
-    const loop = async (): Promise<void> => {
-      // Start after the newest entry of each shard: only events appended after the call.
-      const ids = await Promise.all(
-        streams.map(async (s) => {
-          const newest = (await conn.xrevrange(s, '+', '-', 'COUNT', 1)) as StreamEntry[];
-          return newest[0]?.[0] ?? '0-0';
-        }),
-      );
-      ready();
-      while (!stopped) {
-        let res: [string, StreamEntry[]][] | null;
-        try {
-          res = (await conn.xread('COUNT', 1000, 'BLOCK', this.blockMs, 'STREAMS', ...streams, ...ids)) as [string, StreamEntry[]][] | null;
-        } catch {
-          // Redis unreachable: retry; readers resume from the ids already seen, nothing is skipped.
-          if (stopped) return;
-          await new Promise((r) => setTimeout(r, 200));
-          continue;
-        }
-        if (!res) continue;
-        for (const [stream, entries] of res) {
-          const i = streams.indexOf(stream);
-          if (entries.length === 0) continue;
-          ids[i] = entries[entries.length - 1]![0];
-          listener(entries.map(toEvent));
-        }
-      }
-    };
+    const counters = Array.from({ length: this.shards }, (_, i) => this.counter(i));
+    const loop = () =>
+      runRedisTail({ conn, streams, counters, epochKey: this.epochKey(), blockMs: this.blockMs, listener, onReset, toEvent, stopped: () => stopped, ready });
     let ready: () => void = () => {};
     const positioned = new Promise<void>((r) => (ready = r));
     void loop().catch(() => ready());
@@ -234,7 +242,7 @@ export class RedisEventBus implements EventBus {
   }
 
   /**
-   * Marks the purge point first (readers resync from then on), then walks the project's shard
+   * Appends the purge marker first (its seq is the purge point: readers resync from then on), then walks the project's shard
    * stream up to it with XRANGE, SCAN_CHUNK entries at a time, and XDELs the project's entries.
    * Bounded: a shard holds about maxEvents / shards entries, so at most that many are examined
    * (one round trip per chunk); other projects' entries stay.
@@ -243,10 +251,12 @@ export class RedisEventBus implements EventBus {
     const shard = this.shardOf(project);
     const stream = this.stream(shard);
     const mark = (this.redis as unknown as { plinthMarkPurge: (...args: string[]) => Promise<number> }).plinthMarkPurge;
-    const through = Number(await mark.call(this.redis, this.counter(shard), this.purgedKey(), project));
+    const through = Number(
+      await mark.call(this.redis, this.counter(shard), this.purgedKey(), stream, this.epochKey(), project, String(Date.now()), randomBytes(8).toString('hex')),
+    );
     let start = '-';
     for (;;) {
-      const entries = (await this.redis.xrange(stream, start, `${through}-0`, 'COUNT', SCAN_CHUNK)) as StreamEntry[];
+      const entries = (await this.redis.xrange(stream, start, `${through - 1}-0`, 'COUNT', SCAN_CHUNK)) as StreamEntry[];
       const mine = entries.filter((e) => field(e, 'p') === project).map((e) => e[0]);
       if (mine.length > 0) await this.redis.xdel(stream, ...mine);
       if (entries.length < SCAN_CHUNK) break;

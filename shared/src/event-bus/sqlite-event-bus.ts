@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { LATER, LockWait, openSqlite, WriteRetry, type SqliteDatabase } from '../sqlite';
 import { deleteInSteps } from '../sqlite-cleanup';
 import type { ProjectId } from '../types';
+import { appendEvent, eventLogEpoch, migrateEventLog } from './sqlite-outbox';
 import {
   DEFAULT_EVENT_RETENTION,
   type ChangeEvent,
@@ -11,10 +12,14 @@ import {
   type EventPage,
   type EventRetention,
   type ReadLimits,
+  type TailReset,
 } from './event-bus';
 
 export interface SqliteEventBusOptions {
-  /** The log file (standalone: `${PLINTH_DATA_DIR}/events.db`), or `:memory:` for one process. */
+  /**
+   * The database holding the log (standalone: the records database `${PLINTH_DATA_DIR}/records.db`,
+   * whose writes append their events in their own transaction: sqlite-outbox.ts), or `:memory:`.
+   */
   file: string;
   retention?: EventRetention;
   /**
@@ -27,6 +32,11 @@ export interface SqliteEventBusOptions {
 interface Row {
   seq: number;
   payload: string;
+  /** The seq assigned before this one (0: unknown, written by an older version). */
+  prev: number;
+  /** The previous event of the same project and collection (0: none, or unknown). */
+  cprev: number;
+  collection: string;
 }
 
 /**
@@ -41,7 +51,6 @@ export class SqliteEventBus implements EventBus {
   private readonly retention: EventRetention;
   private readonly pollMs: number;
   private readonly lock: LockWait;
-  private readonly insert: Statement<[string, string, number, string]>;
   private readonly after: Statement<[number, number], Row>;
   private readonly collectionAfter: Statement<[string, string, number], Row>;
   private readonly countCollectionAfter: Statement<[string, string, number, number], { n: number }>;
@@ -52,23 +61,24 @@ export class SqliteEventBus implements EventBus {
   /** The trim under way (one at a time), and whether close() was called. */
   private trimming: Promise<void> | null = null;
   private closed = false;
-  private readonly tails = new Set<{ listener: EventListener; wanted?: () => boolean; position: number }>();
+  private readonly tails = new Set<{ listener: EventListener; wanted?: () => boolean; onReset?: TailReset; position: number }>();
+  private readonly epochId: string;
   private timer: NodeJS.Timeout | null = null;
   private wakeScheduled = false;
   /** Called after each committed append (standalone workers tell the others; see `poke`). */
   private appended: (() => void) | null = null;
   /** Published, not yet appended (see publish). */
-  private readonly queued: Array<{ project: string; collection: string; committed_at: number; payload: string; resolve: (seq: number) => void; reject: (err: unknown) => void }> = [];
+  private readonly queued: Array<{ event: ChangeEventInput; resolve: (seq: number) => void; reject: (err: unknown) => void }> = [];
 
   constructor(opts: SqliteEventBusOptions) {
     this.db = openSqlite(opts.file);
     this.retention = opts.retention ?? DEFAULT_EVENT_RETENTION;
     this.pollMs = opts.pollMs ?? 20;
-    migrate(this.db);
+    migrateEventLog(this.db);
     this.lock = new LockWait(new WriteRetry(this.db));
-    this.insert = this.db.prepare('INSERT INTO events (project, collection, committed_at, payload) VALUES (?, ?, ?, ?)');
-    this.after = this.db.prepare('SELECT seq, payload FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
-    this.collectionAfter = this.db.prepare('SELECT seq, payload FROM events WHERE project = ? AND collection = ? AND seq > ? ORDER BY seq');
+    this.epochId = eventLogEpoch(this.db);
+    this.after = this.db.prepare('SELECT seq, payload, prev, cprev, collection FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
+    this.collectionAfter = this.db.prepare('SELECT seq, payload, prev, cprev, collection FROM events WHERE project = ? AND collection = ? AND seq > ? ORDER BY seq');
     // Counts index entries only (the index covers seq): no payload is read.
     this.countCollectionAfter = this.db.prepare(
       'SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE project = ? AND collection = ? AND seq > ? LIMIT ?)',
@@ -92,9 +102,8 @@ export class SqliteEventBus implements EventBus {
    * burst instead of one per write: under load, the log's write lock is taken far less often.
    */
   publish(event: ChangeEventInput): Promise<number> {
-    const payload = JSON.stringify(event);
     return new Promise((resolve, reject) => {
-      this.queued.push({ project: event.project, collection: event.collection, committed_at: event.committed_at, payload, resolve, reject });
+      this.queued.push({ event, resolve, reject });
       if (this.queued.length === 1) setImmediate(() => this.appendQueued());
     });
   }
@@ -109,7 +118,7 @@ export class SqliteEventBus implements EventBus {
     let seqs: number[] | typeof LATER;
     try {
       seqs = this.lock.commit(
-        () => this.db.transaction(() => batch.map((e) => Number(this.insert.run(e.project, e.collection, e.committed_at, e.payload).lastInsertRowid))).immediate(),
+        () => this.db.transaction(() => batch.map((e) => appendEvent(this.db, e.event))).immediate(),
         () => this.appendQueued(),
         wait,
       );
@@ -127,14 +136,31 @@ export class SqliteEventBus implements EventBus {
     this.appended?.();
   }
 
+  /**
+   * A write of this process committed its event through another connection to the same
+   * database (the records store's outbox): wake this instance's tails and tell the other workers,
+   * as after an append of its own.
+   */
+  notifyAppended(): void {
+    this.wake();
+    this.appended?.();
+  }
+
   /** Calls `fn` after each group of events this instance appended (once per group, not per event). */
   onAppended(fn: () => void): void {
     this.appended = fn;
   }
 
-  /** Another process appended: tails read what is new now instead of at the next poll. */
+  /**
+   * Another process appended (or this one committed a write with its event: the records store
+   * appends to the same database): tails read what is new now instead of at the next poll.
+   */
   poke(): void {
     this.wake();
+  }
+
+  async epoch(): Promise<string> {
+    return this.epochId;
   }
 
   async head(_project: ProjectId): Promise<number> {
@@ -153,20 +179,26 @@ export class SqliteEventBus implements EventBus {
       const rows: Row[] = [];
       let bytes = 0;
       let done = true;
+      // Contiguity: each event names the collection's event before it, so one missing from
+      // between `after` and the page, or from inside it, is seen (a gap is never replayed over).
+      let gap = false;
+      let previous = after;
       for (const row of this.collectionAfter.iterate(project, collection, after)) {
         if (rows.length >= limit || bytes >= maxBytes) {
           done = false;
           break;
         }
+        if (row.cprev > 0 && (rows.length === 0 ? row.cprev > after : row.cprev !== previous)) gap = true;
+        previous = row.seq;
         rows.push(row);
         bytes += Buffer.byteLength(row.payload);
       }
       const last = this.lastAssigned();
       const first = this.first.get()?.seq ?? last + 1;
       const purgedThrough = this.purgePoint.get(project)?.through ?? 0;
-      const trimmed = after + 1 < first || after > last || after < purgedThrough;
+      const trimmed = gap || after + 1 < first || after > last || after < purgedThrough;
       const events = rows.map(toEvent);
-      return { events, bytes, trimmed, next: done ? Math.max(after, last) : rows[rows.length - 1]!.seq, done };
+      return { events, bytes, trimmed, next: done ? Math.max(after, last) : rows[rows.length - 1]!.seq, done, epoch: this.epochId };
     })();
   }
 
@@ -174,8 +206,8 @@ export class SqliteEventBus implements EventBus {
     return this.countCollectionAfter.get(project, collection, after, atMost + 1)!.n;
   }
 
-  async tail(listener: EventListener, wanted?: () => boolean): Promise<() => void> {
-    const entry = { listener, wanted, position: this.lastAssigned() };
+  async tail(listener: EventListener, wanted?: () => boolean, onReset?: TailReset): Promise<() => void> {
+    const entry = { listener, wanted, onReset, position: this.lastAssigned() };
     this.tails.add(entry);
     this.timer ??= setInterval(() => this.poll(), this.pollMs);
     this.timer.unref?.();
@@ -208,27 +240,32 @@ export class SqliteEventBus implements EventBus {
       for (;;) {
         const rows = this.after.all(t.position, 1000);
         if (rows.length === 0) break;
+        // Each row names the seq before it: one that does not follow the last row read means
+        // rows were trimmed before this tail read them (it fell behind the retention).
+        const gap = rows.findIndex((r, i) => r.prev > 0 && r.prev !== (i === 0 ? t.position : rows[i - 1]!.seq));
         t.position = rows[rows.length - 1]!.seq;
-        t.listener(rows.map(toEvent));
+        if (gap >= 0) t.onReset?.('gap');
+        // Purge markers (collection '') only keep the chain of predecessors whole.
+        const events = rows.filter((r) => r.collection !== '').map(toEvent);
+        if (events.length > 0) t.listener(events);
         if (rows.length < 1000) break;
       }
     }
   }
 
   /**
-   * One write transaction: takes the next seq as the purge point (the AUTOINCREMENT counter in
-   * `sqlite_sequence` moves past it, so no event ever gets it), records it in `purges`, and
-   * deletes the project's events through the index on (project, seq). Cost: the project's
+   * One write transaction: appends a purge marker (collection '', no record data; readers of a
+   * collection never see it, tails skip it) whose seq is the purge point, records it in
+   * `purges`, and deletes the project's events before it through the index on (project,
+   * collection, seq). The marker keeps the chain of predecessors whole. Cost: the project's
    * retained events.
    */
   async purge(project: ProjectId): Promise<number> {
     this.appendQueued(true);
     return this.db.transaction((): number => {
-      const through = this.lastAssigned() + 1;
-      const moved = this.db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'events'").run(through);
-      if (moved.changes === 0) this.db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)").run(through);
+      const through = appendEvent(this.db, { project, collection: '', kind: 'collection', revision: null, committed_at: Date.now() });
       this.db.prepare('INSERT INTO purges (project, through) VALUES (?, ?) ON CONFLICT (project) DO UPDATE SET through = excluded.through').run(project, through);
-      this.db.prepare('DELETE FROM events WHERE project = ? AND seq <= ?').run(project, through);
+      this.db.prepare('DELETE FROM events WHERE project = ? AND seq < ?').run(project, through);
       return through;
     }).immediate();
   }
@@ -268,42 +305,6 @@ export class SqliteEventBus implements EventBus {
     this.tails.clear();
     this.db.close();
   }
-}
-
-/**
- * Creates the tables, or brings a log written by an older version up to date: the `collection`
- * column (filled from each event's JSON) and the index on (project, collection, seq), which
- * replaces the one on (project, seq) — a reader of one collection reads only its events, and a
- * write updates as many indexes as before. In one immediate transaction, so several workers
- * opening an old file at once migrate it once.
- */
-function migrate(db: SqliteDatabase): void {
-  db.transaction(() => {
-    db.exec(`
-      CREATE TABLE IF NOT EXISTS events (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        project TEXT NOT NULL,
-        collection TEXT NOT NULL DEFAULT '',
-        committed_at INTEGER NOT NULL,
-        payload TEXT NOT NULL
-      );
-      CREATE TABLE IF NOT EXISTS purges (
-        project TEXT PRIMARY KEY,
-        through INTEGER NOT NULL
-      );
-    `);
-    const columns = db.prepare('PRAGMA table_info(events)').all() as { name: string }[];
-    if (!columns.some((c) => c.name === 'collection')) {
-      db.exec(`
-        ALTER TABLE events ADD COLUMN collection TEXT NOT NULL DEFAULT '';
-        UPDATE events SET collection = coalesce(json_extract(payload, '$.collection'), '');
-      `);
-    }
-    db.exec(`
-      CREATE INDEX IF NOT EXISTS events_collection_seq ON events (project, collection, seq);
-      DROP INDEX IF EXISTS events_project_seq;
-    `);
-  }).immediate();
 }
 
 function toEvent(row: Row): ChangeEvent {

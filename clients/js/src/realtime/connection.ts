@@ -35,18 +35,20 @@ interface Sub {
   snapshot: boolean;
   /** The last seq seen: every later change is delivered once, across reconnects. */
   lastSeq: number | null;
+  /** The epoch of the log `lastSeq` belongs to (sent back with it: another epoch resyncs). */
+  epoch?: string;
 }
 
 type ServerMessage =
   | { type: 'welcome' | 'auth_ok' | 'unsubscribed' | 'pong' }
-  | { type: 'subscribed'; id: string; seq: number; resumed: boolean }
+  | { type: 'subscribed'; id: string; seq: number; epoch?: string; resumed: boolean }
   | { type: 'snapshot'; id: string; records: PlinthRecord<object>[]; cursor: string | null }
   | { type: 'events'; id: string; events: Array<{ kind: 'create' | 'update' | 'enter' | 'delete' | 'leave'; seq: number; record: PlinthRecord<object> }> }
   | { type: 'error'; id?: string; error: string; message: string; details?: Record<string, unknown> }
   | { type: 'auth_revoked'; ended: string[] }
   | { type: 'auth_expired'; paused: string[] }
   | { type: 'resubscribe'; id: string; reason: string }
-  | { type: 'resync_required'; id: string; seq: number };
+  | { type: 'resync_required'; id: string; seq: number; epoch?: string };
 
 /**
  * One WebSocket per client, shared by all of its subscriptions. On every (re)connect it first
@@ -169,7 +171,9 @@ export class RealtimeConnection implements RealtimeHook {
       case 'subscribed': {
         this.attempt = 0;
         const sub = this.subs.get(m.id);
-        if (sub && sub.lastSeq === null) sub.lastSeq = m.seq;
+        if (!sub) return;
+        if (sub.lastSeq === null) sub.lastSeq = m.seq;
+        sub.epoch = m.epoch;
         return;
       }
       case 'snapshot':
@@ -188,7 +192,10 @@ export class RealtimeConnection implements RealtimeHook {
       }
       case 'resync_required': {
         const sub = this.subs.get(m.id);
-        if (sub) sub.lastSeq = m.seq; // a fresh snapshot follows
+        if (sub) {
+          sub.lastSeq = m.seq; // a fresh snapshot follows
+          sub.epoch = m.epoch;
+        }
         return;
       }
       case 'resubscribe': {
@@ -242,6 +249,7 @@ export class RealtimeConnection implements RealtimeHook {
       snapshot: sub.lastSeq === null && sub.snapshot ? true : undefined,
       expand: s.expand?.length ? s.expand.join(',') : undefined,
       resume_from: sub.lastSeq ?? undefined,
+      resume_epoch: sub.lastSeq === null ? undefined : sub.epoch,
     });
   }
 

@@ -74,8 +74,9 @@ export class CollectionOperations {
       this.policy.validateRules({ name, fields, rules });
       await checkRelationTargets(this.store, caller.project, name, fields);
       const next: Collection = { ...current, fields, rules, revision: current.revision + 1, updated_at: this.clock().toISOString() };
-      if (await this.store.updateCollection(caller.project, { next, expectedRevision: current.revision, removedFields: removed })) {
-        await this.publish({ project: caller.project, collection: name, kind: 'collection', revision: next.revision, committed_at: Date.now() });
+      const event = { project: caller.project, collection: name, kind: 'collection' as const, revision: next.revision, committed_at: Date.now() };
+      if (await this.store.updateCollection(caller.project, { next, expectedRevision: current.revision, removedFields: removed }, event)) {
+        await this.publish(event);
         return next;
       }
     }
@@ -84,9 +85,10 @@ export class CollectionOperations {
 
   async delete(caller: Caller, name: string): Promise<void> {
     requireSecret(caller);
-    if (!COLLECTION_NAME.test(name) || !(await this.store.deleteCollection(caller.project, name))) {
+    const event = { project: caller.project, collection: name, kind: 'collection' as const, revision: null, committed_at: Date.now() };
+    if (!COLLECTION_NAME.test(name) || !(await this.store.deleteCollection(caller.project, name, event))) {
       throw new NotFoundError(`Collection "${name}" does not exist.`, { collection: name });
     }
-    await this.publish({ project: caller.project, collection: name, kind: 'collection', revision: null, committed_at: Date.now() });
+    await this.publish(event);
   }
 }

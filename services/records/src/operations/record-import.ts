@@ -75,10 +75,11 @@ export class RecordImport {
         continue;
       }
       try {
-        await this.store.insertRecord(caller.project, collection, doc);
-        result.imported++;
         // Realtime subscribers see an imported record as a create.
-        await this.publish({ project: caller.project, collection: name, kind: 'create', record: doc, committed_at: Date.now() });
+        const event = { project: caller.project, collection: name, kind: 'create' as const, record: doc, committed_at: Date.now() };
+        await this.store.insertRecord(caller.project, collection, doc, undefined, event);
+        result.imported++;
+        await this.publish(event);
       } catch (err) {
         // Another import of the same id won the race: the record is there, as this one asks.
         if (err instanceof ConflictError && (await this.store.getRecord(caller.project, collection, doc.id))) result.existing++;

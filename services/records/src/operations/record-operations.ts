@@ -298,10 +298,10 @@ export class RecordOperations {
         expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
       };
     }
-    const inserted = await this.store.insertRecord(caller.project, collection, record, claim);
-    if (!inserted.replayed) {
-      await this.publish({ project: caller.project, collection: name, kind: 'create', record: inserted.record, committed_at: Date.now() });
-    }
+    // The event goes into the write's own transaction when the store has an outbox (writesEvents).
+    const event = { project: caller.project, collection: name, kind: 'create' as const, record, committed_at: Date.now() };
+    const inserted = await this.store.insertRecord(caller.project, collection, record, claim, event);
+    if (!inserted.replayed) await this.publish(event);
     return { record: this.shown(caller, collection, inserted.record, now), replayed: inserted.replayed };
   }
 
@@ -331,9 +331,10 @@ export class RecordOperations {
       }
       if (expected !== undefined && before.version !== expected) throw stale(before, this.canRead(caller, collection, before, now));
       if (attempt === 0) await checkRelationTargets(this.related, caller, collection, after, Object.keys(body(b.data ?? {})), now);
-      const saved = await this.store.replaceRecord(caller.project, collection, after, before.version);
+      const event = { project: caller.project, collection: name, kind: 'update' as const, record: after, previous: before, committed_at: Date.now() };
+      const saved = await this.store.replaceRecord(caller.project, collection, after, before.version, event);
       if (saved) {
-        await this.publish({ project: caller.project, collection: name, kind: 'update', record: saved, previous: before, committed_at: Date.now() });
+        await this.publish(event);
         return this.shown(caller, collection, saved, now);
       }
       if (expected !== undefined) await this.refuseStale(caller, collection, id);
@@ -354,8 +355,9 @@ export class RecordOperations {
       if (expected !== undefined && before.version !== expected) throw stale(before, this.canRead(caller, collection, before, now));
       const related = await this.relations.delete(caller, collection, before, now);
       if (related === true) return;
-      if (related === null && (await this.store.deleteRecord(caller.project, collection, id, before.version))) {
-        await this.publish({ project: caller.project, collection: name, kind: 'delete', record: before, previous: before, committed_at: Date.now() });
+      const event = { project: caller.project, collection: name, kind: 'delete' as const, record: before, previous: before, committed_at: Date.now() };
+      if (related === null && (await this.store.deleteRecord(caller.project, collection, id, before.version, event))) {
+        await this.publish(event);
         return;
       }
       if (expected !== undefined) await this.refuseStale(caller, collection, id);

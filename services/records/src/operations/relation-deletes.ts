@@ -7,7 +7,7 @@
  * the store, and every record it deleted or changed is published. The work is bounded: a delete
  * touching more than MAX_CASCADE_RECORDS other records is refused with 409.
  */
-import { ConflictError, type Collection, type JsonValue, type ProjectId, type RecordDoc } from '@plinth/shared';
+import { ConflictError, type ChangeEventInput, type Collection, type JsonValue, type ProjectId, type RecordDoc } from '@plinth/shared';
 import type { AccessPolicy } from '../domain/access-policy';
 import type { RecordLimits } from '../domain/limits';
 import { isListRelation } from '../domain/relation-field';
@@ -110,19 +110,20 @@ export class RelationDeletes {
         field: ref.field,
       });
     }
+    const at = Date.now();
+    // The events go into the plan's transaction when the store has an outbox (writesEvents).
+    const events: ChangeEventInput[] = [
+      ...[...deleted.values()].map((t) => ({ project: caller.project, collection: t.collection.name, kind: 'delete' as const, record: t.before, previous: t.before, committed_at: at })),
+      ...[...changed.values()].map((t) => ({ project: caller.project, collection: t.collection.name, kind: 'update' as const, record: t.after as RecordDoc, previous: t.before, committed_at: at })),
+    ];
     const plan: DeletePlan = {
       deletes: [...deleted.values()].map((t) => ({ collection: t.collection, id: t.before.id, version: t.before.version })),
       replaces: [...changed.values()].map((t) => ({ collection: t.collection, next: t.after as RecordDoc, version: t.before.version })),
       guards: [...guards.entries()].map(([ref, g]) => ({ ref, targets: g.targets, referencing: [...g.referencing] })),
+      events,
     };
     if (!(await this.store.applyDeletePlan(caller.project, plan))) return false;
-    const at = Date.now();
-    for (const t of deleted.values()) {
-      await this.publish({ project: caller.project, collection: t.collection.name, kind: 'delete', record: t.before, previous: t.before, committed_at: at });
-    }
-    for (const t of changed.values()) {
-      await this.publish({ project: caller.project, collection: t.collection.name, kind: 'update', record: t.after as RecordDoc, previous: t.before, committed_at: at });
-    }
+    for (const e of events) await this.publish(e);
     return true;
   }
 

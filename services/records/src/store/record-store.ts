@@ -1,4 +1,11 @@
-import type { Collection, JsonValue, Predicate, ProjectId, RecordDoc } from '@plinth/shared';
+import type { ChangeEventInput, Collection, JsonValue, Predicate, ProjectId, RecordDoc } from '@plinth/shared';
+
+/**
+ * The change event of a write, given to the store with it. A store with an outbox
+ * (`writesEvents`) appends it in the write's own transaction, only when the write happens
+ * (docs/architecture.md "The outbox"); the other stores ignore it and the caller publishes it.
+ */
+export type OutboxEvent = ChangeEventInput;
 
 /** Sort direction of a query; the tie-breaker `id` always follows the same direction. */
 export type SortDirection = 'asc' | 'desc';
@@ -122,6 +129,8 @@ export interface DeletePlan {
   deletes: Array<{ collection: Collection; id: string; version: number }>;
   replaces: Array<{ collection: Collection; next: RecordDoc; version: number }>;
   guards: Array<{ ref: RelationRef; targets: string[]; referencing: string[] }>;
+  /** The change events of the plan's writes: a store with an outbox appends them in its transaction. */
+  events?: OutboxEvent[];
 }
 
 /**
@@ -133,6 +142,12 @@ export interface DeletePlan {
  * `details.field` names the field when the adapter can tell.
  */
 export interface RecordStore {
+  /**
+   * True when the store appends the `event` given to a write to its outbox in the write's own
+   * transaction (the write and its event commit together or not at all); false when the caller
+   * must publish the event after the write.
+   */
+  readonly writesEvents: boolean;
   /** The project's collections, ordered by name. */
   listCollections(project: ProjectId): Promise<Collection[]>;
   /** Returns null when absent. */
@@ -148,9 +163,9 @@ export interface RecordStore {
    * Returns false (changing nothing) when the revision moved or the collection is gone.
    * Throws ConflictError when a new unique index meets duplicate values (nothing is changed).
    */
-  updateCollection(project: ProjectId, change: CollectionChange): Promise<boolean>;
+  updateCollection(project: ProjectId, change: CollectionChange, event?: OutboxEvent): Promise<boolean>;
   /** Deletes the collection with all its records and idempotency keys. Returns false when absent. */
-  deleteCollection(project: ProjectId, name: string): Promise<boolean>;
+  deleteCollection(project: ProjectId, name: string, event?: OutboxEvent): Promise<boolean>;
   /**
    * Deletes everything the project has in this store: every collection (one still being created
    * included), every record, every idempotency key, and storage a failed or racing write left
@@ -170,6 +185,7 @@ export interface RecordStore {
     collection: Collection,
     record: RecordDoc,
     idempotency?: IdempotencyClaim,
+    event?: OutboxEvent,
   ): Promise<InsertResult>;
   /** Returns null when absent. */
   getRecord(project: ProjectId, collection: Collection, id: string): Promise<RecordDoc | null>;
@@ -184,12 +200,13 @@ export interface RecordStore {
     collection: Collection,
     next: RecordDoc,
     expectedVersion: number,
+    event?: OutboxEvent,
   ): Promise<RecordDoc | null>;
   /**
    * Deletes the record; with `expectedVersion`, only while its stored version equals it (one
    * conditional write). Returns false when nothing was deleted.
    */
-  deleteRecord(project: ProjectId, collection: Collection, id: string, expectedVersion?: number): Promise<boolean>;
+  deleteRecord(project: ProjectId, collection: Collection, id: string, expectedVersion?: number, event?: OutboxEvent): Promise<boolean>;
   /**
    * Applies `plan` in one transaction: returns false, writing nothing, when a version moved, a
    * record is gone or a guard's referencing records differ. Throws ConflictError on a

@@ -59,6 +59,7 @@ function toDocument(record: RecordDoc): RecordDocument {
 }
 
 export class MongoRecordStore implements RecordStore {
+  readonly writesEvents: boolean = false;
   private readonly majority: WriteConcernSettings;
   private readonly queryTimeMs: number;
   private readonly collections: MongoCollections;

@@ -23,8 +23,20 @@ type TableOf = (project: ProjectId, name: string) => string;
  * batch's; a batch of one would otherwise run it bare): true once written whole, false when the
  * data moved (nothing written); a unique violation is a ConflictError.
  */
-export async function runDeletePlan(db: SqliteDatabase, batch: SqliteWriteBatch, prepared: Prepared, table: TableOf, project: ProjectId, plan: DeletePlan): Promise<boolean> {
-  const apply = db.transaction(() => applyDeletePlanSql(prepared, table, project, plan));
+export async function runDeletePlan(
+  db: SqliteDatabase,
+  batch: SqliteWriteBatch,
+  prepared: Prepared,
+  table: TableOf,
+  project: ProjectId,
+  plan: DeletePlan,
+  /** Runs in the plan's transaction once it is applied (the outbox appends the plan's events). */
+  applied: () => void = () => {},
+): Promise<boolean> {
+  const apply = db.transaction(() => {
+    applyDeletePlanSql(prepared, table, project, plan);
+    applied();
+  });
   try {
     await batch.run(() => apply());
     return true;

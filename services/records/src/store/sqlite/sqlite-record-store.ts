@@ -6,8 +6,10 @@
  */
 import type { Statement } from 'better-sqlite3';
 import {
+  appendEvent,
   ConflictError,
   isSqliteUniqueViolation,
+  migrateEventLog,
   openSqlite,
   WriteRetry,
   type Collection,
@@ -15,7 +17,7 @@ import {
   type RecordDoc,
   type SqliteDatabase,
 } from '@plinth/shared';
-import type { AggregateQuery, AggregateResult, CollectionChange, DeletePlan, IdempotencyClaim, InsertResult, QueryBounds, RecordQuery, RecordStore } from '../record-store';
+import type { AggregateQuery, AggregateResult, CollectionChange, DeletePlan, IdempotencyClaim, InsertResult, OutboxEvent, QueryBounds, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
 import { fieldExpr, type SqlValue } from './sqlite-predicate';
@@ -46,6 +48,11 @@ export interface SqliteRecordStoreOptions {
    * reader (inline-query-budget.ts). Default 0: every query goes to a reader.
    */
   inlineQueryMs?: number;
+  /**
+   * Keep the change-event log (the outbox, `events`) in this database: every write appends its
+   * event in its own transaction (sqlite-outbox.ts). Standalone mode; off when Redis carries events.
+   */
+  outbox?: boolean;
 }
 
 const SCHEMA = `
@@ -118,8 +125,10 @@ export class SqliteRecordStore implements RecordStore {
     private readonly db: SqliteDatabase,
     lanes: SqliteQueryLanes | null = null,
     inline = new InlineQueryBudget({ sliceMs: 0 }),
+    readonly writesEvents = false,
   ) {
     db.exec(SCHEMA);
+    if (writesEvents) migrateEventLog(db);
     this.keys = new SqliteIdempotencyKeys(db);
     this.writes = new WriteRetry(db);
     this.batch = new SqliteWriteBatch(db, this.writes);
@@ -130,7 +139,12 @@ export class SqliteRecordStore implements RecordStore {
   static open(file: string, opts: SqliteRecordStoreOptions = {}): SqliteRecordStore {
     const db = openSqlite(file);
     const lanes = file !== ':memory:' && (opts.readers ?? 0) > 0 ? new SqliteQueryLanes(file, opts.readers as number, opts.admission) : null;
-    return new SqliteRecordStore(db, lanes, new InlineQueryBudget({ sliceMs: opts.inlineQueryMs ?? 0 }));
+    return new SqliteRecordStore(db, lanes, new InlineQueryBudget({ sliceMs: opts.inlineQueryMs ?? 0 }), opts.outbox ?? false);
+  }
+
+  /** Appends `event` to the outbox, inside the caller's transaction (no-op without an outbox). */
+  private appendEvent(event: OutboxEvent | undefined): void {
+    if (event && this.writesEvents) appendEvent(this.db, event);
   }
 
   async listCollections(project: ProjectId): Promise<Collection[]> {
@@ -201,7 +215,7 @@ export class SqliteRecordStore implements RecordStore {
     }
   }
 
-  async updateCollection(project: ProjectId, change: CollectionChange): Promise<boolean> {
+  async updateCollection(project: ProjectId, change: CollectionChange, event?: OutboxEvent): Promise<boolean> {
     const { next, expectedRevision, removedFields } = change;
     const table = recordTable(project, next.name);
     return this.db.transaction(() => {
@@ -217,6 +231,7 @@ export class SqliteRecordStore implements RecordStore {
       }
       if (removedFields.length > 0) this.removeFieldsFromUnreadableRows(table, removedFields);
       this.syncIndexes(table, next);
+      this.appendEvent(event);
       return true;
     }).immediate();
   }
@@ -236,11 +251,12 @@ export class SqliteRecordStore implements RecordStore {
     }
   }
 
-  async deleteCollection(project: ProjectId, name: string): Promise<boolean> {
+  async deleteCollection(project: ProjectId, name: string, event?: OutboxEvent): Promise<boolean> {
     return this.db.transaction(() => {
       const gone = this.prepared('DELETE FROM collections WHERE project = ? AND name = ?').run(project, name);
       this.keys.forgetCollection(project, name);
       this.db.exec(`DROP TABLE IF EXISTS "${recordTable(project, name)}"`);
+      if (gone.changes > 0) this.appendEvent(event);
       return gone.changes > 0;
     }).immediate();
   }
@@ -280,6 +296,7 @@ export class SqliteRecordStore implements RecordStore {
     collection: Collection,
     record: RecordDoc,
     idempotency?: IdempotencyClaim,
+    event?: OutboxEvent,
   ): Promise<InsertResult> {
     assertStorable(record);
     const table = recordTable(project, collection.name);
@@ -292,6 +309,7 @@ export class SqliteRecordStore implements RecordStore {
       } catch (err) {
         translateUnique(err, () => firstTaken((sql) => this.prepared(sql), table, collection, record));
       }
+      this.appendEvent(event);
     };
     if (!idempotency) {
       // One INSERT, committed with the other writes of this turn of the event loop.
@@ -323,7 +341,7 @@ export class SqliteRecordStore implements RecordStore {
     return row ? toRecord(row) : null;
   }
 
-  async replaceRecord(project: ProjectId, collection: Collection, next: RecordDoc, expectedVersion: number): Promise<RecordDoc | null> {
+  async replaceRecord(project: ProjectId, collection: Collection, next: RecordDoc, expectedVersion: number, event?: OutboxEvent): Promise<RecordDoc | null> {
     assertStorable(next);
     const table = recordTable(project, collection.name);
     const r = splitRecord(next);
@@ -333,7 +351,9 @@ export class SqliteRecordStore implements RecordStore {
       this.batch.run(() => {
         try {
           const update = this.prepared(`UPDATE "${table}" SET version = ?, updated_at = ?, data = ? WHERE id = ? AND version = ?`);
-          return update.run(r.version, r.updated_at, data, r.id, expectedVersion);
+          const done = update.run(r.version, r.updated_at, data, r.id, expectedVersion);
+          if (done.changes === 1) this.appendEvent(event);
+          return done;
         } catch (err) {
           return translateUnique(err, () => firstTaken((sql) => this.prepared(sql), table, collection, next));
         }
@@ -342,21 +362,26 @@ export class SqliteRecordStore implements RecordStore {
     return result.changes === 1 ? next : null;
   }
 
-  async deleteRecord(project: ProjectId, collection: Collection, id: string, expectedVersion?: number): Promise<boolean> {
+  async deleteRecord(project: ProjectId, collection: Collection, id: string, expectedVersion?: number, event?: OutboxEvent): Promise<boolean> {
     const table = recordTable(project, collection.name);
     const result = await this.onTableAsync(
       collection,
-      this.batch.run(() =>
-        expectedVersion === undefined
-          ? this.prepared(`DELETE FROM "${table}" WHERE id = ?`).run(id)
-          : this.prepared(`DELETE FROM "${table}" WHERE id = ? AND version = ?`).run(id, expectedVersion),
-      ),
+      this.batch.run(() => {
+        const done =
+          expectedVersion === undefined
+            ? this.prepared(`DELETE FROM "${table}" WHERE id = ?`).run(id)
+            : this.prepared(`DELETE FROM "${table}" WHERE id = ? AND version = ?`).run(id, expectedVersion);
+        if (done.changes === 1) this.appendEvent(event);
+        return done;
+      }),
     );
     return result.changes === 1;
   }
 
   applyDeletePlan(project: ProjectId, plan: DeletePlan): Promise<boolean> {
-    return runDeletePlan(this.db, this.batch, (sql) => this.prepared(sql), recordTable, project, plan);
+    return runDeletePlan(this.db, this.batch, (sql) => this.prepared(sql), recordTable, project, plan, () => {
+      for (const e of plan.events ?? []) this.appendEvent(e);
+    });
   }
 
   /** The SELECTs a query runs, in order (sqlite-query-sql.ts); exposed for EXPLAIN QUERY PLAN. */

@@ -82,12 +82,13 @@ export class SqliteWriteBatch {
 
   /**
    * The outcome of each write, committed; throws when the commit itself failed (nothing written),
-   * SQLITE_BUSY included. A batch of one write runs as that statement alone.
+   * SQLITE_BUSY included. A batch of one write runs in a transaction of its own.
    */
   private commit(batch: Queued[]): Outcome[] {
     if (batch.length === 1) {
       try {
-        return [{ ok: true, value: (batch[0] as Queued).write() }];
+        // In a transaction even alone: a write and the change event it appends (the outbox) commit together.
+        return [{ ok: true, value: this.db.transaction(() => (batch[0] as Queued).write()).immediate() }];
       } catch (error) {
         if (isBusy(error)) throw error;
         return [{ ok: false, error }];
