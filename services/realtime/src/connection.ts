@@ -8,6 +8,7 @@ import {
   type KeyKind,
   type ProjectId,
 } from '@plinth/shared';
+import { resyncAll } from './resync-all';
 import { catchUp, type CatchUpOutcome } from './catch-up';
 import { deliveryFor } from './matching';
 import { errorMessage, messageRateMessage, refusalMessage, serialized } from './outbound';
@@ -244,7 +245,7 @@ export class Connection {
   }
 
   /** Sends the live events held meanwhile (seq > lastSeq); re-reads the log first if they overflowed. */
-  private async goLive(sub: Subscription, stale: () => boolean): Promise<void> {
+  async goLive(sub: Subscription, stale: () => boolean): Promise<void> {
     while (sub.overflowed) {
       sub.overflowed = false;
       sub.buffer = [];
@@ -322,7 +323,7 @@ export class Connection {
   }
 
   /** History cannot be replayed: tell the client, send a fresh snapshot, continue from the head. */
-  private async resync(sub: Subscription, stale: () => boolean, opening: boolean): Promise<void> {
+  async resync(sub: Subscription, stale: () => boolean, opening: boolean): Promise<void> {
     const epoch = await this.hub.bus.epoch();
     const head = await this.hub.bus.head(this.project);
     if (stale()) return;
@@ -338,27 +339,9 @@ export class Connection {
     sub.lastSeq = head;
   }
 
-  /**
-   * The log's tail could not vouch for what it delivered (a gap, or a new epoch): every live or
-   * catching-up subscription gets `resync_required` and a fresh snapshot, then goes on live.
-   * A paused one resyncs when it resumes (its epoch no longer matches).
-   */
+  /** The log's tail could not vouch for what it delivered: every subscription resyncs (resync-all.ts). */
   resetAll(): void {
-    for (const sub of [...this.subs.values()]) {
-      if (sub.state !== 'live' && sub.state !== 'pending') continue;
-      if (!sub.started) continue;
-      const attempt = ++sub.attempt;
-      const stale = () => sub.ended || sub.attempt !== attempt;
-      sub.state = 'pending';
-      sub.buffer = [];
-      sub.overflowed = false;
-      void (async () => {
-        await this.resync(sub, stale, false);
-        if (!stale()) await this.goLive(sub, stale);
-      })().catch((err: unknown) => {
-        if (!stale()) this.fail(sub, err);
-      });
-    }
+    resyncAll(this, [...this.subs.values()]);
   }
 
   private resubscribe(sub: Subscription, reason: 'collection_changed' | 'collection_deleted'): void {
@@ -396,7 +379,7 @@ export class Connection {
     this.sendEvents(sub, out, committed);
   }
 
-  private fail(sub: Subscription, err: unknown): void {
+  fail(sub: Subscription, err: unknown): void {
     if (!(err instanceof PlinthError)) this.hub.logger.error({ err, sub: sub.id }, 'subscription failed');
     if (sub.ended) return;
     this.end(sub);
