@@ -79,6 +79,9 @@ export async function openRecordStore(config: RecordsConfig): Promise<RecordStor
   });
 }
 
+/** Waits between the attempts to publish a change event after its write committed (cluster). */
+const PUBLISH_RETRIES_MS = [50, 100, 200, 400, 800, 1600];
+
 /** Prefix of the records service's rate-limit counters in Redis. */
 export const RECORDS_RATE_LIMIT_PREFIX = 'plinth:records:rl:';
 
@@ -145,11 +148,21 @@ export async function buildRecordsService(
         if (events instanceof SqliteEventBus) events.notifyAppended();
         return;
       }
-      try {
-        await events.publish(event);
-      } catch (err) {
-        // The write is committed; only realtime delivery of it is lost. Say so loudly.
-        logger.error({ err, project: event.project, collection: event.collection, kind: event.kind }, 'change event not published');
+      // The write is committed: its event is retried while the log is briefly away (a Redis
+      // restarting or failing over), ≈3 s in all, before the write answers.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await events.publish(event);
+          return;
+        } catch (err) {
+          if (attempt < PUBLISH_RETRIES_MS.length) {
+            await new Promise((r) => setTimeout(r, PUBLISH_RETRIES_MS[attempt]));
+            continue;
+          }
+          // Only realtime delivery of it is lost (subscribers resync when the log changed epoch). Say so loudly.
+          logger.error({ err, project: event.project, collection: event.collection, kind: event.kind }, 'change event not published');
+          return;
+        }
       }
     },
     purgeEvents: (project) => events.purge(project),

@@ -62,10 +62,14 @@ export async function runRedisTail(o: RedisTailOptions): Promise<void> {
         now.epoch = String(await conn.eval(RENEW_EPOCH, 1, o.epochKey, epoch, randomBytes(8).toString('hex')));
       }
       if (now.epoch !== epoch) {
-        const wasKnown = epoch !== '';
+        // From none to one: the first append to an empty Redis (the tail already reset when the
+        // old epoch vanished, and reads on from there). Otherwise: a new history, read from its ends.
+        const reset = epoch !== '' || lost;
         epoch = now.epoch;
-        last = now.counters;
-        if (wasKnown || lost) o.onReset?.('epoch');
+        if (reset) {
+          last = now.counters;
+          o.onReset?.('epoch');
+        }
       }
       failed = false;
       res = (await conn.xread('COUNT', 1000, 'BLOCK', o.blockMs, 'STREAMS', ...streams, ...last.map((s) => `${s}-0`))) as
