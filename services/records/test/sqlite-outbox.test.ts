@@ -164,3 +164,26 @@ it('another consumer reads the outbox with a durable cursor of its own, and is t
   await store.close();
   await bus.close();
 });
+
+it('a delete plan (a cascade across records) appends the events of all its writes in its own transaction', async () => {
+  const { store, bus } = open();
+  await store.createCollection(p, c);
+  const a = rec('rec_a', 1, 'a@x');
+  const b = rec('rec_b', 1, 'b@x');
+  await store.insertRecord(p, c, a, undefined, ev('create', a));
+  await store.insertRecord(p, c, b, undefined, ev('create', b));
+  const b2 = rec('rec_b', 2, 'b2@x');
+  const applied = await store.applyDeletePlan(p, {
+    deletes: [{ collection: c, id: 'rec_a', version: 1 }],
+    replaces: [{ collection: c, next: b2, version: 1 }],
+    guards: [],
+    events: [ev('delete', a, a), ev('update', b2, b)],
+  });
+  expect(applied).toBe(true);
+  // A plan whose data moved writes nothing, and appends nothing.
+  expect(await store.applyDeletePlan(p, { deletes: [{ collection: c, id: 'rec_b', version: 1 }], replaces: [], guards: [], events: [ev('delete', b, b)] })).toBe(false);
+  const page = await bus.read(p, 'c', 0);
+  expect(page.events.map((e) => `${e.kind}:${e.record!.id}:${e.record!.version}`)).toEqual(['create:rec_a:1', 'create:rec_b:1', 'delete:rec_a:1', 'update:rec_b:2']);
+  await store.close();
+  await bus.close();
+});
