@@ -90,7 +90,9 @@ export type ComparisonOp =
   | 'in'
   | 'not-in'
   | 'array-contains'
-  | 'array-contains-any';
+  | 'array-contains-any'
+  | 'contains'
+  | 'starts-with';
 
 /** Predicate JSON shared by stores, subscribe and realtime (docs/rules.md). */
 export type Predicate =
