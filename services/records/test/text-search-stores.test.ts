@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createMingoDb } from '@plinth/shared/testing/mingo-db';
 import { MongoRecordStore } from '../src/store/mongo/mongo-record-store';
 import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
+import { describeSearchContract } from './search.contract';
 import { describeTextOperatorContract } from './text-operators.contract';
 
 const dirs: string[] = [];
@@ -24,3 +25,7 @@ async function mongoOnMingo(): Promise<MongoRecordStore> {
 describeTextOperatorContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
 describeTextOperatorContract('sqlite (file, a reader thread)', async () => SqliteRecordStore.open(tempFile(), { readers: 1 }));
 describeTextOperatorContract('mongo adapter on mingo', mongoOnMingo);
+
+describeSearchContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
+describeSearchContract('sqlite (file, a reader thread)', async () => SqliteRecordStore.open(tempFile(), { readers: 1 }));
+describeSearchContract('mongo adapter on mingo', mongoOnMingo);

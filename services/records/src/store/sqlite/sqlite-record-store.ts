@@ -29,6 +29,7 @@ import { SqliteQueryRunner, isPointQuery } from './sqlite-query-runner';
 import { SqliteIdempotencyKeys } from './sqlite-idempotency-keys';
 import { SqliteWriteBatch } from './sqlite-write-batch';
 import { runDeletePlan } from './sqlite-delete-plan';
+import { dropProjectSearchIndexes, dropSearchIndex, syncSearchIndex } from './sqlite-search-index';
 import { MALFORMED_JSON, messageOf, runTolerant, tableGone } from './sqlite-query-errors';
 
 type RecordRow = RawRow;
@@ -171,6 +172,7 @@ export class SqliteRecordStore implements RecordStore {
         throw err;
       }
       this.db.exec(`DROP TABLE IF EXISTS "${table}"`);
+      dropSearchIndex(this.db, table);
       this.db.exec(
         `CREATE TABLE "${table}" (id TEXT PRIMARY KEY, version INTEGER NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, data TEXT NOT NULL)`,
       );
@@ -181,6 +183,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   private syncIndexes(table: string, collection: Collection): void {
+    syncSearchIndex(this.db, table, collection);
     const wanted = wantedIndexes(table, collection);
     const existing = this
       .prepared(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name LIKE 'ix:%' OR name LIKE 'ic:%' OR name LIKE 'ux:%')`)
@@ -240,6 +243,7 @@ export class SqliteRecordStore implements RecordStore {
     return this.db.transaction(() => {
       const gone = this.prepared('DELETE FROM collections WHERE project = ? AND name = ?').run(project, name);
       this.keys.forgetCollection(project, name);
+      dropSearchIndex(this.db, recordTable(project, name));
       this.db.exec(`DROP TABLE IF EXISTS "${recordTable(project, name)}"`);
       return gone.changes > 0;
     }).immediate();
@@ -250,6 +254,7 @@ export class SqliteRecordStore implements RecordStore {
     this.db.transaction(() => {
       this.prepared('DELETE FROM collections WHERE project = ?').run(project);
       this.keys.forgetProject(project);
+      dropProjectSearchIndexes(this.db, prefix);
       const tables = this
         .prepared(`SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ?) = ?`)
         .all(prefix.length, prefix) as Array<{ name: string }>;
