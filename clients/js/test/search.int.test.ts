@@ -1,4 +1,6 @@
-import { createClient, PlinthError, type PlinthClient } from '../src';
+import { WebSocket } from 'ws';
+import { createClient, PlinthError, type PlinthClient, type RealtimeEvent } from '../src';
+import { enableRealtime, type WebSocketConstructor } from '../src/realtime';
 import { startSdkFixture, type SdkFixture } from './fixture';
 
 interface Post {
@@ -58,5 +60,34 @@ describe('@plinth/client text search', () => {
     expect((err as PlinthError).details).toMatchObject({ parameter: 'search' });
     await expect(posts.search('rust').aggregate({ count: true })).rejects.toThrow(/full-text search/);
     expect(() => posts.search('rust').subscribe(() => {})).toThrow(/full-text search/);
+  });
+
+  it('a realtime subscription with contains and starts-with matches events as a list matches records', async () => {
+    const reader = createClient({ url: f.url, project: f.project, key: f.pk });
+    try {
+      await reader.auth.signIn('search@example.com', 'search password');
+      enableRealtime(reader, { WebSocket: WebSocket as unknown as WebSocketConstructor });
+      const seen: RealtimeEvent<Post>[] = [];
+      const stop = reader.collection<Post>('posts').where('title', 'contains', 'LIVE').where('body', 'starts-with', 'A_').subscribe((e) => seen.push(e), { snapshot: true });
+      const deadline = Date.now() + 15_000;
+      const until = async (n: number) => {
+        while (seen.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      };
+      await until(1);
+      expect(seen[0]).toMatchObject({ kind: 'snapshot', records: [] });
+      const posts = client.collection<Post>('posts');
+      await posts.create({ owner: uid, title: 'not matching', body: 'a_b' });
+      await posts.create({ owner: uid, title: 'live but', body: 'aXb: _ is not a wildcard' });
+      await posts.create({ owner: uid, title: 'ÉLIVE', body: 'non-ASCII is not folded' });
+      const hit = await posts.create({ owner: uid, title: 'Going LiVe', body: 'A_B' });
+      await until(2);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(seen.slice(1).map((e) => (e.kind === 'create' ? e.record.title : e.kind))).toEqual([hit.title]);
+      const listed = await posts.where('title', 'contains', 'LIVE').where('body', 'starts-with', 'A_').get();
+      expect(listed.records.map((r) => r.id)).toEqual([hit.id]);
+      stop();
+    } finally {
+      reader.close();
+    }
   });
 });
