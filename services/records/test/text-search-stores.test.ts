@@ -29,3 +29,22 @@ describeTextOperatorContract('mongo adapter on mingo', mongoOnMingo);
 describeSearchContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
 describeSearchContract('sqlite (file, a reader thread)', async () => SqliteRecordStore.open(tempFile(), { readers: 1 }));
 describeSearchContract('mongo adapter on mingo', mongoOnMingo);
+
+// Opt-in: a real MongoDB server when MONGO_URL is set (docs/testing.md), a fresh database per store.
+const MONGO_URL = process.env.MONGO_URL;
+if (MONGO_URL) {
+  const openReal = async (): Promise<MongoRecordStore> => {
+    const { MongoClient } = await import('mongodb');
+    const client = new MongoClient(MONGO_URL, { writeConcern: { w: 'majority' } });
+    await client.connect();
+    const db = client.db(`plinth_text_search_${Math.random().toString(36).slice(2, 10)}`);
+    const store = new MongoRecordStore(db, async () => {
+      await db.dropDatabase();
+      await client.close();
+    });
+    await store.init();
+    return store;
+  };
+  describeTextOperatorContract('mongo adapter on real MongoDB (MONGO_URL)', openReal);
+  describeSearchContract('mongo adapter on real MongoDB (MONGO_URL)', openReal);
+}

@@ -48,7 +48,7 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
 
   /**
    * Full-text search over the collection's `searchable` fields: records holding every word,
-   * best match first unless `orderBy` is given. Lists and `count()` only, not `subscribe`.
+   * best match first unless `orderBy` is given. Lists, `count()` and `aggregate()`, not `subscribe`.
    */
   search(words: string): Query<T> {
     return this.with({ search: words });
@@ -81,8 +81,6 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
 
   /** How many records this query matches (the read rule applies; `orderBy` and `limit` do not). */
   async count(opts: CallOptions = {}): Promise<number> {
-    // A search is counted beside a one-record page (`…/aggregate` takes no search).
-    if (this.spec.search !== undefined) return (await this.limit(1).get({ ...opts, count: true })).total ?? 0;
     return (await this.aggregate({ count: true }, opts)).count ?? 0;
   }
 
@@ -94,7 +92,6 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
     spec: { count?: boolean; sum?: readonly S[]; avg?: readonly A[] },
     opts: CallOptions = {},
   ): Promise<Aggregates<S, A>> {
-    if (this.spec.search !== undefined) throw new Error('aggregate() takes where conditions, not a full-text search: use count() or get({ count: true }).');
     const token = await this.ctx.token(opts.signal);
     const s = this.spec;
     return this.ctx.transport.request<Aggregates<S, A>>({
@@ -102,6 +99,7 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
       path: `/collections/${encodeURIComponent(s.collection)}/aggregate`,
       query: {
         where: s.where.length ? JSON.stringify(s.where) : undefined,
+        search: s.search,
         count: spec.count ? 'true' : undefined,
         sum: spec.sum?.length ? spec.sum.join(',') : undefined,
         avg: spec.avg?.length ? spec.avg.join(',') : undefined,

@@ -170,6 +170,7 @@ export class RecordOperations {
     const predicate = andP(a.where, this.readFilter(caller, collection));
     const result = await this.store.aggregateRecords(caller.project, collection, {
       predicate,
+      ...(a.search ? { search: a.search } : {}),
       sum: a.sum,
       avg: a.avg,
       timeoutMs: this.limits.queryTimeoutMs,

@@ -151,6 +151,8 @@ describe('?search=', () => {
     const listed = await asAnn(`/collections/posts/records${qs({ search: 'rust', count: true })}`);
     expect(titles(listed).sort()).toEqual(['more Rust', 'rust notes']);
     expect(listed.body.total).toBe(2);
+    const searched = await asAnn(`/collections/posts/aggregate${qs({ search: 'rust', count: true, sum: 'n' })}`);
+    expect(searched.body).toEqual({ count: 2, sum: { n: 30 } });
     const byWhere = await asAnn(`/collections/posts/aggregate${qs({ where: [['title', 'contains', 'rust']], count: true, sum: 'n' })}`);
     expect(byWhere.body).toEqual({ count: 2, sum: { n: 30 } });
     const listedByWhere = await asAnn(`/collections/posts/records${qs({ where: [['title', 'contains', 'rust']] })}`);
