@@ -70,7 +70,8 @@ export function parseListQuery(collection: Collection, params: RawParams): ListQ
   const search = parseSearch(collection, params.search);
   // A search without orderBy is ordered by relevance.
   const orderBy = single(params, 'orderBy') ?? (search ? RANK_ORDER : 'created_at');
-  if (orderBy !== RANK_ORDER && !isOrderable(collection, orderBy)) {
+  // RANK_ORDER is never a field (names start with a letter): only the order of a search.
+  if (orderBy === RANK_ORDER ? !search : !isOrderable(collection, orderBy)) {
     throw new InvalidRequestError(`Cannot order by "${orderBy}": not a field of this collection, or of type json or list.`, {
       parameter: 'orderBy',
       field: orderBy,

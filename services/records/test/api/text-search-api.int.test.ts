@@ -115,6 +115,13 @@ describe('?search=', () => {
     expect(res.body).toMatchObject({ error: 'invalid_request', details });
   });
 
+  it('the relevance order exists only with a search', async () => {
+    const res = await list({ orderBy: '@rank' });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toMatchObject({ parameter: 'orderBy', field: '@rank' });
+    expect((await list({ orderBy: '@rank', search: 'rust' })).status).toBe(200);
+  });
+
   it('on a collection with no searchable field → 400', async () => {
     const res = await api.get(`/collections/plain/records${qs({ search: 'rust' })}`);
     expect(res.status).toBe(400);
