@@ -115,6 +115,20 @@ describe('?search=', () => {
     expect(res.body).toMatchObject({ error: 'invalid_request', details });
   });
 
+  it('a ranked cursor reaches the first 10 000 matches; a forged position is a 400', async () => {
+    const first = await list({ search: 'explained', limit: 1 });
+    const body = JSON.parse(Buffer.from(first.body.cursor as string, 'base64url').toString('utf8')) as { v: unknown };
+    const forged = (v: unknown) => Buffer.from(JSON.stringify({ ...body, v })).toString('base64url');
+    for (const v of [10_001, -1, 1.5, 'x', null]) {
+      const res = await list({ search: 'explained', cursor: forged(v) });
+      expect(res.status).toBe(400);
+      expect(res.body.details).toMatchObject({ parameter: 'cursor' });
+    }
+    const deep = await list({ search: 'explained', cursor: forged(10_000) });
+    expect(deep.status).toBe(200);
+    expect(deep.body).toEqual({ records: [], cursor: null });
+  });
+
   it('the relevance order exists only with a search', async () => {
     const res = await list({ orderBy: '@rank' });
     expect(res.status).toBe(400);
