@@ -30,7 +30,7 @@
  */
 import { MongoInvalidArgumentError, MongoServerError, type Db, type Document } from 'mongodb';
 import { clone, getPath, sameBytes, toStored, utf8Ordered, withId } from './mingo-bson';
-import { TEXT_SCORE, textSearch } from './mingo-text';
+import { scored, textSearch } from './mingo-text';
 import { FakeCursor, type Sort } from './mingo-cursor';
 import { SERVER_QUERY_OPTIONS, serverFilter } from './mingo-filter';
 import { Aggregator, Query, find as mingoFind, update as mingoUpdate } from 'mingo';
@@ -286,16 +286,11 @@ export class FakeCollection {
     return first ?? null;
   }
   find(filter: Filter = {}, opts: FindOptions = {}): FakeCursor {
-    // `$text` (mingo-text.ts): the matching documents, each with its score for a textScore sort.
-    const text = textSearch(filter, this.indexes);
+    const text = textSearch(filter, this.indexes); // `$text`: mingo-text.ts
     const c = new FakeCursor(async (maxTimeMS) => {
       const session = await this.enter('find', { ...opts, maxTimeMS: maxTimeMS ?? opts.maxTimeMS });
       requireIndexedPlan(this.control, this.collectionName, text ? text.rest : filter, this.indexes);
-      if (!text) return this.visible(session);
-      return this.visible(session).flatMap((d) => {
-        const score = text.score(d);
-        return score === null ? [] : [{ ...d, [TEXT_SCORE]: score }];
-      });
+      return text ? scored(text, this.visible(session)) : this.visible(session);
     }, text ? text.rest : filter);
     if (opts.sort) c.sort(opts.sort);
     if (opts.skip) c.skip(opts.skip);

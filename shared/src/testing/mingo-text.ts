@@ -71,6 +71,14 @@ export function textSearch(filter: Document, indexes: Array<{ key: Document }>):
   };
 }
 
+/** The documents `text` matches, each with its score in TEXT_SCORE (for a textScore sort). */
+export function scored(text: TextSearch, docs: Doc[]): Doc[] {
+  return docs.flatMap((d) => {
+    const score = text.score(d);
+    return score === null ? [] : [{ ...d, [TEXT_SCORE]: score }];
+  });
+}
+
 /** A sort with `{$meta: "textScore"}` as one on the hidden score field, best first. */
 export function serverSort(spec: Document): { [field: string]: 1 | -1 } {
   const out: { [field: string]: 1 | -1 } = {};

@@ -18,7 +18,8 @@ import {
 import type { AggregateQuery, AggregateResult, CollectionChange, DeletePlan, IdempotencyClaim, InsertResult, QueryBounds, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
-import { fieldExpr, type SqlValue } from './sqlite-predicate';
+import type { SqlValue } from './sqlite-predicate';
+import { wantedIndexes } from './sqlite-indexes';
 import { firstTaken, translateUnique } from './sqlite-unique';
 import { querySql } from './sqlite-query-sql';
 import { aggregateResult, aggregateSql } from './sqlite-aggregate-sql';
@@ -64,27 +65,8 @@ export function recordTable(project: ProjectId, collection: string): string {
   return `rec_${project}_${collection}`;
 }
 
-const hex = (field: string): string => Buffer.from(field, 'utf8').toString('hex');
 function toRecord(row: RecordRow): RecordDoc {
   return joinRecord({ ...row, data: JSON.parse(row.data) as RecordDoc });
-}
-
-/** Index DDL wanted for a collection, by index name. */
-function wantedIndexes(table: string, collection: Collection): Map<string, string> {
-  const wanted = new Map<string, string>();
-  for (const [field, def] of Object.entries(collection.fields)) {
-    if (!def.indexed && !def.unique) continue;
-    const ix = `ix:${table}:${hex(field)}`;
-    wanted.set(ix, `CREATE INDEX "${ix}" ON "${table}" (${fieldExpr(field)}, id)`);
-    // Serves `field == x` in the default order (created_at) without a sort.
-    const ic = `ic:${table}:${hex(field)}`;
-    wanted.set(ic, `CREATE INDEX "${ic}" ON "${table}" (${fieldExpr(field)}, created_at, id)`);
-    if (def.unique) {
-      const ux = `ux:${table}:${hex(field)}`;
-      wanted.set(ux, `CREATE UNIQUE INDEX "${ux}" ON "${table}" (${fieldExpr(field)})`);
-    }
-  }
-  return wanted;
 }
 
 /** Most distinct SQL texts kept prepared (query shapes vary with the predicate). */
@@ -172,7 +154,6 @@ export class SqliteRecordStore implements RecordStore {
         throw err;
       }
       this.db.exec(`DROP TABLE IF EXISTS "${table}"`);
-      dropSearchIndex(this.db, table);
       this.db.exec(
         `CREATE TABLE "${table}" (id TEXT PRIMARY KEY, version INTEGER NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, data TEXT NOT NULL)`,
       );

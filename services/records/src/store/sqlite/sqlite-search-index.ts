@@ -58,8 +58,12 @@ export function dropSearchIndex(db: SqliteDatabase, table: string): void {
  */
 export function syncSearchIndex(db: SqliteDatabase, table: string, collection: Collection): void {
   const ddl = wantedDdl(table, searchableFields(collection));
-  const view = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?`).get(`${searchTable(table)}:v`) as { sql: string } | undefined;
-  if (ddl.length > 0 && view?.sql === ddl[0]) return;
+  const fts = searchTable(table);
+  const view = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?`).get(`${fts}:v`) as { sql: string } | undefined;
+  // An index left by a dropped table of the same name has lost its triggers (they go with the
+  // table): it is built again, never reused.
+  const triggers = db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name IN (?, ?, ?)`).get(table, `${fts}:ai`, `${fts}:ad`, `${fts}:au`) as { n: number };
+  if (ddl.length > 0 && view?.sql === ddl[0] && triggers.n === 3) return;
   dropSearchIndex(db, table);
   if (ddl.length === 0) return;
   for (const statement of ddl) db.exec(statement);
