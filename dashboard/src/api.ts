@@ -56,6 +56,8 @@ export interface FieldDefinition {
   required?: boolean;
   unique?: boolean;
   indexed?: boolean;
+  /** Text fields only: part of the full-text index (`?search=`). */
+  searchable?: boolean;
   /** Value options (records.md, "Field options"): not edited here, kept as they are on save. */
   min?: number | string;
   max?: number | string;

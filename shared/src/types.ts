@@ -50,6 +50,8 @@ export interface FieldDefinition {
   on_delete?: OnDelete;
   /** Relation: a write must also be able to read each record it points at (default false). */
   readable_by_writer?: boolean;
+  /** Text fields only: part of the collection's full-text index (`?search=`); present only when true. */
+  searchable?: boolean;
 }
 
 export interface CollectionRules {
@@ -90,7 +92,9 @@ export type ComparisonOp =
   | 'in'
   | 'not-in'
   | 'array-contains'
-  | 'array-contains-any';
+  | 'array-contains-any'
+  | 'contains'
+  | 'starts-with';
 
 /** Predicate JSON shared by stores, subscribe and realtime (docs/rules.md). */
 export type Predicate =

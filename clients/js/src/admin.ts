@@ -26,6 +26,8 @@ export interface FieldDefinition {
   required?: boolean;
   unique?: boolean;
   indexed?: boolean;
+  /** Text fields only: part of the collection's full-text index (`query().search(…)`). */
+  searchable?: boolean;
   /** Least value: a number (number, integer) or an ISO 8601 string (timestamp). */
   min?: number | string;
   /** Greatest value, as `min`. */

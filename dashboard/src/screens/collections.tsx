@@ -97,7 +97,11 @@ function Editor(props: { project: string; secret: string; collection: Collection
     // A row keeps the value options it was loaded with (min, pattern, default, …): saving never drops them.
     rows
       .filter((r) => r.name.trim() !== '')
-      .map(({ name: n, stored: _stored, ...d }) => [n.trim(), { ...d, required: !!d.required, unique: !!d.unique, indexed: !!d.indexed }]),
+      .map(({ name: n, stored: _stored, searchable, ...d }) => [
+        n.trim(),
+        // `searchable` only on text fields, sent as false to turn it off.
+        { ...d, required: !!d.required, unique: !!d.unique, indexed: !!d.indexed, ...(d.type === 'text' && searchable !== undefined ? { searchable } : {}) },
+      ]),
   );
   const setRow = (i: number, patch: Partial<FieldRow>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   const base = projectPath(props.project, '/collections');
@@ -153,6 +157,12 @@ function Editor(props: { project: string; secret: string; collection: Collection
                 {o}
               </label>
             ))}
+            {r.type === 'text' && (
+              <label class="check">
+                <input type="checkbox" name={`field-searchable-${i}`} checked={!!r.searchable} onChange={(e) => setRow(i, { searchable: (e.currentTarget as HTMLInputElement).checked })} />
+                searchable
+              </label>
+            )}
             <button type="button" aria-label={`Remove field ${r.name || i + 1}`} onClick={() => setRows(rows.filter((_, j) => j !== i))}>
               Remove
             </button>

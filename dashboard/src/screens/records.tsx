@@ -5,7 +5,7 @@ import { Confirm, Empty, ErrorBox, JsonView } from '../ui';
 import { RecordFields, dataOf, useFormValues } from './record-form';
 import { useRelationData } from './relation-data';
 
-const OPS = ['==', '!=', '<', '<=', '>', '>=', 'in', 'not-in', 'array-contains', 'array-contains-any'] as const;
+const OPS = ['==', '!=', '<', '<=', '>', '>=', 'in', 'not-in', 'array-contains', 'array-contains-any', 'contains', 'starts-with'] as const;
 const SYSTEM = ['id', 'version', 'created_at', 'updated_at'];
 interface Cond {
   field: string;
@@ -14,6 +14,8 @@ interface Cond {
 }
 interface Query {
   where: Cond[];
+  /** Full-text search words ('' for none); orderBy '' then means "by relevance". */
+  search: string;
   orderBy: string;
   direction: 'asc' | 'desc';
   limit: number;
@@ -28,7 +30,10 @@ function typed(s: string): Json {
   }
 }
 
-/** Records: table with cursor paging, orderBy, a where builder; create, edit (409 → retry), delete. */
+/**
+ * Records: table with cursor paging and the total count, orderBy, a where builder, a search box
+ * (collections with searchable fields); create, edit (409 → retry), delete.
+ */
 export function Records({ project, collection }: { project: string; collection?: string }) {
   const { key, error: keyError } = useProjectKey(project);
   const [names, setNames] = useState<string[]>([]);
@@ -72,10 +77,11 @@ export function Records({ project, collection }: { project: string; collection?:
 function Table({ project, secret, collection }: { project: string; secret: string; collection: Collection }) {
   const base = projectPath(project, `/collections/${encodeURIComponent(collection.name)}/records`);
   const orderable = [...Object.entries(collection.fields).filter(([, d]) => d.type !== 'json' && d.type !== 'list').map(([n]) => n), ...SYSTEM];
-  const [draft, setDraft] = useState<Query>({ where: [], orderBy: 'created_at', direction: 'asc', limit: 20 });
+  const searchable = Object.values(collection.fields).some((d) => d.searchable === true);
+  const [draft, setDraft] = useState<Query>({ where: [], search: '', orderBy: 'created_at', direction: 'asc', limit: 20 });
   const [query, setQuery] = useState<Query>(draft);
   const [pages, setPages] = useState<(string | null)[]>([null]);
-  const [page, setPage] = useState<{ records: RecordDoc[]; cursor: string | null } | null>(null);
+  const [page, setPage] = useState<{ records: RecordDoc[]; cursor: string | null; total?: number } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState<RecordDoc | 'new' | null>(null);
   const [newForm, setNewForm] = useState(0);
@@ -84,7 +90,10 @@ function Table({ project, secret, collection }: { project: string; secret: strin
 
   const load = async () => {
     setError(null);
-    const p = new URLSearchParams({ orderBy: query.orderBy, direction: query.direction, limit: String(query.limit) });
+    // count=true: the answer also holds the whole query's total, shown beside the pager.
+    const p = new URLSearchParams({ direction: query.direction, limit: String(query.limit), count: 'true' });
+    if (query.orderBy) p.set('orderBy', query.orderBy);
+    if (query.search.trim()) p.set('search', query.search);
     if (query.where.length) p.set('where', JSON.stringify(query.where.map((c) => [c.field, c.op, typed(c.value)])));
     if (cursor) p.set('cursor', cursor);
     try {
@@ -138,6 +147,29 @@ function Table({ project, secret, collection }: { project: string; secret: strin
             </button>
           </div>
         ))}
+        {searchable && (
+          <div class="row">
+            <label>
+              Search
+              <input
+                name="search"
+                type="search"
+                maxLength={256}
+                placeholder="words in the searchable fields"
+                value={draft.search}
+                onInput={(e) => {
+                  const search = (e.currentTarget as HTMLInputElement).value;
+                  // A search orders by relevance unless another order was chosen; without one,
+                  // "relevance" falls back to the default order.
+                  let orderBy = draft.orderBy;
+                  if (search.trim() && !draft.search.trim() && orderBy === 'created_at') orderBy = '';
+                  if (!search.trim() && orderBy === '') orderBy = 'created_at';
+                  setDraft({ ...draft, search, orderBy });
+                }}
+              />
+            </label>
+          </div>
+        )}
         <div class="row">
           <button type="button" onClick={() => setDraft({ ...draft, where: [...draft.where, { field: Object.keys(collection.fields)[0] ?? 'id', op: '==', value: '' }] })}>
             Add condition
@@ -145,6 +177,7 @@ function Table({ project, secret, collection }: { project: string; secret: strin
           <label>
             Order by
             <select name="orderBy" value={draft.orderBy} onChange={(e) => setDraft({ ...draft, orderBy: (e.currentTarget as HTMLSelectElement).value })}>
+              {draft.search.trim() && <option value="">relevance</option>}
               {orderable.map((f) => (
                 <option key={f}>{f}</option>
               ))}
@@ -182,9 +215,12 @@ function Table({ project, secret, collection }: { project: string; secret: strin
         <button type="button" disabled={!page?.cursor} onClick={() => page?.cursor && setPages([...pages, page.cursor])}>
           Next page
         </button>
-        <span aria-live="polite">Page {pages.length}</span>
+        <span aria-live="polite">
+          Page {pages.length}
+          {page?.total !== undefined && ` · ${page.total} ${page.total === 1 ? 'record' : 'records'}${query.where.length || query.search.trim() ? ' match' : ''}`}
+        </span>
       </div>
-      {page && page.records.length === 0 && <Empty>No records{query.where.length ? ' match this query' : ''}.</Empty>}
+      {page && page.records.length === 0 && <Empty>No records{query.where.length || query.search.trim() ? ' match this query' : ''}.</Empty>}
       {page && page.records.length > 0 && (
         <div class="scroll">
           <table>

@@ -3,6 +3,7 @@ import { benchOverload } from './overload';
 import { benchQueryOverload } from './query-overload';
 import { benchRealtime } from './realtime';
 import { benchRecordCounts } from './record-counts';
+import { benchRecordSearch } from './record-search';
 import { benchRecords } from './records';
 import { benchRelations } from './relations';
 
@@ -15,6 +16,7 @@ const SCENARIOS: Array<[string, () => Promise<string>]> = [
   ['records', benchRecords],
   ['record-counts', benchRecordCounts],
   ['relations', benchRelations],
+  ['record-search', benchRecordSearch],
   ['auth-flows', benchAuthFlows],
   ['overload', benchOverload],
   ['realtime', benchRealtime],

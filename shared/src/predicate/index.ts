@@ -1,2 +1,3 @@
 export * from './values';
 export * from './matches-predicate';
+export * from './text-match';

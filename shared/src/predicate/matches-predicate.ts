@@ -1,12 +1,14 @@
 import type { ComparisonOp, JsonValue, Predicate, RecordDoc } from '../types';
 import { compareOrdered, fieldValue, isIn, jsonEqual } from './values';
+import { textContains, textStartsWith } from './text-match';
 
 /**
  * Whether `op` holds between a record's field value and a predicate value — the reference
  * semantics of Predicate JSON (docs/rules.md "Predicate semantics"). A missing field is null, so:
  * `==`/`!=` and `in`/`not-in` are exact negations of each other (a missing field is `!= "x"`
  * and `not-in ["x"]`, and `== null`); ordering across types is false; `array-contains` and
- * `array-contains-any` are false on a field that is not a list.
+ * `array-contains-any` are false on a field that is not a list; `contains` and `starts-with`
+ * hold only between two strings, ignoring ASCII case (text-match.ts).
  */
 export function comparisonHolds(op: ComparisonOp, field: JsonValue, value: JsonValue): boolean {
   switch (op) {
@@ -27,6 +29,10 @@ export function comparisonHolds(op: ComparisonOp, field: JsonValue, value: JsonV
       return isIn(value, field);
     case 'array-contains-any':
       return Array.isArray(value) && value.some((v) => isIn(v, field));
+    case 'contains':
+      return textContains(field, value);
+    case 'starts-with':
+      return textStartsWith(field, value);
     default:
       throw new TypeError(`unknown predicate operator ${String(op)}`);
   }

@@ -7,6 +7,7 @@ import type { Document } from 'mongodb';
 import { find as mingoFind } from 'mingo';
 import { clone, utf8Ordered } from './mingo-bson';
 import { SERVER_QUERY_OPTIONS, serverFilter } from './mingo-filter';
+import { serverSort, TEXT_SCORE } from './mingo-text';
 
 type Doc = Document & { _id?: unknown };
 type Filter = Document;
@@ -22,8 +23,8 @@ export class FakeCursor {
     private readonly docs: (maxTimeMS: number | undefined) => Promise<Doc[]>,
     private readonly filter: Filter,
   ) {}
-  sort(spec: Sort): this {
-    this.sortSpec = spec;
+  sort(spec: Sort | Document): this {
+    this.sortSpec = serverSort(spec);
     return this;
   }
   limit(n: number): this {
@@ -55,7 +56,10 @@ export class FakeCursor {
     if (this.sortSpec) c = c.sort(this.sortSpec);
     if (this.skipN) c = c.skip(this.skipN);
     if (this.limitN) c = c.limit(this.limitN);
-    const found = (c.all() as Doc[]).map((v) => originals.get(v) as Doc);
+    const found = (c.all() as Doc[]).map((v) => {
+      const { [TEXT_SCORE]: _score, ...doc } = originals.get(v) as Doc;
+      return doc;
+    });
     return (this.proj ? (mingoFind(found, {}, this.proj).all() as Doc[]) : found).map(clone);
   }
   async *[Symbol.asyncIterator](): AsyncGenerator<Doc> {

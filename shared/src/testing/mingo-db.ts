@@ -30,6 +30,7 @@
  */
 import { MongoInvalidArgumentError, MongoServerError, type Db, type Document } from 'mongodb';
 import { clone, getPath, sameBytes, toStored, utf8Ordered, withId } from './mingo-bson';
+import { scored, textSearch } from './mingo-text';
 import { FakeCursor, type Sort } from './mingo-cursor';
 import { SERVER_QUERY_OPTIONS, serverFilter } from './mingo-filter';
 import { Aggregator, Query, find as mingoFind, update as mingoUpdate } from 'mingo';
@@ -145,6 +146,8 @@ export class FakeCollection {
   }
 
   private matching(filter: Filter, docs: Doc[] = this.docs): Doc[] {
+    const text = textSearch(filter, this.indexes);
+    if (text) return this.matching(text.rest, docs).filter((d) => text.score(d) !== null);
     requireIndexedPlan(this.control, this.collectionName, filter, this.indexes);
     const q = new Query(serverFilter(filter), SERVER_QUERY_OPTIONS);
     return docs.filter((d) => q.test(utf8Ordered(d) as Doc));
@@ -283,11 +286,12 @@ export class FakeCollection {
     return first ?? null;
   }
   find(filter: Filter = {}, opts: FindOptions = {}): FakeCursor {
+    const text = textSearch(filter, this.indexes); // `$text`: mingo-text.ts
     const c = new FakeCursor(async (maxTimeMS) => {
       const session = await this.enter('find', { ...opts, maxTimeMS: maxTimeMS ?? opts.maxTimeMS });
-      requireIndexedPlan(this.control, this.collectionName, filter, this.indexes);
-      return this.visible(session);
-    }, filter);
+      requireIndexedPlan(this.control, this.collectionName, text ? text.rest : filter, this.indexes);
+      return text ? scored(text, this.visible(session)) : this.visible(session);
+    }, text ? text.rest : filter);
     if (opts.sort) c.sort(opts.sort);
     if (opts.skip) c.skip(opts.skip);
     if (opts.limit) c.limit(opts.limit);

@@ -105,6 +105,11 @@ export class Collection<T extends object = Record<string, unknown>> {
     return this.query().where(field, op, value);
   }
 
+  /** A full-text search over the searchable fields (same as `query().search(words)`). */
+  search(words: string): Query<T> {
+    return this.query().search(words);
+  }
+
   orderBy(field: Fields<T>, direction: Direction = 'asc'): Query<T> {
     return this.query().orderBy(field, direction);
   }

@@ -11,6 +11,8 @@ export interface QuerySpec {
   limit?: number;
   /** Relation fields to expand (`author`, `post.author`: two levels at most). */
   expand?: string[];
+  /** Full-text search words (lists only; realtime subscriptions take `where` alone). */
+  search?: string;
 }
 
 /**
@@ -44,8 +46,19 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
     return this.with({ expand: [...(this.spec.expand ?? []), ...fields] });
   }
 
-  /** One page. Pass the previous page's `cursor` to continue; `count: true` adds `total`. */
-  async get(opts: CallOptions & { cursor?: string | null; count?: boolean } = {}): Promise<Page<T>> {
+  /**
+   * Full-text search over the collection's `searchable` fields: records holding every word,
+   * best match first unless `orderBy` is given. Lists, `count()` and `aggregate()`, not `subscribe`.
+   */
+  search(words: string): Query<T> {
+    return this.with({ search: words });
+  }
+
+  /**
+   * One page. Pass the previous page's `cursor` to continue; `count: true` adds `total`;
+   * `search` (as `.search(words)`) finds records holding every word in the searchable fields.
+   */
+  async get(opts: CallOptions & { cursor?: string | null; count?: boolean; search?: string } = {}): Promise<Page<T>> {
     const token = await this.ctx.token(opts.signal);
     const s = this.spec;
     return this.ctx.transport.request<Page<T>>({
@@ -59,6 +72,7 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
         cursor: opts.cursor ?? undefined,
         count: opts.count ? 'true' : undefined,
         expand: s.expand?.length ? s.expand.join(',') : undefined,
+        search: opts.search ?? s.search,
       },
       headers: token ? { 'X-Db-User-Token': token } : undefined,
       signal: opts.signal,
@@ -85,6 +99,7 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
       path: `/collections/${encodeURIComponent(s.collection)}/aggregate`,
       query: {
         where: s.where.length ? JSON.stringify(s.where) : undefined,
+        search: s.search,
         count: spec.count ? 'true' : undefined,
         sum: spec.sum?.length ? spec.sum.join(',') : undefined,
         avg: spec.avg?.length ? spec.avg.join(',') : undefined,
@@ -109,6 +124,7 @@ export class Query<T> implements AsyncIterable<Page<T>['records'][number]> {
    * `@plinth/client/realtime` must have been called on the client).
    */
   subscribe(handler: (event: RealtimeEvent<T>) => void, opts: SubscribeOptions = {}): Unsubscribe {
+    if (this.spec.search !== undefined) throw new Error('Plinth realtime subscriptions take where conditions, not a full-text search.');
     const rt = this.ctx.realtime;
     if (!rt) throw new Error("Plinth realtime is not enabled: import { enableRealtime } from '@plinth/client/realtime' and call enableRealtime(client).");
     return rt.subscribe(this.spec, handler as (event: RealtimeEvent<object>) => void, opts);

@@ -25,7 +25,11 @@ export type PlinthRecord<T> = T & SystemFields & { expand?: Expanded };
 /** Fields a write may carry: any subset of T; `null` removes an optional field on update. */
 export type RecordData<T> = { [K in keyof T]?: T[K] | null };
 
-export type WhereOp = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not-in' | 'array-contains' | 'array-contains-any';
+/**
+ * `contains` and `starts-with` compare text ignoring ASCII case (`"MILK"` finds `"buy milk"`);
+ * the operand is plain text, never a pattern.
+ */
+export type WhereOp = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not-in' | 'array-contains' | 'array-contains-any' | 'contains' | 'starts-with';
 
 export type Condition = [field: string, op: WhereOp, value: unknown];
 

@@ -1,5 +1,5 @@
 /**
- * The query parameters of `GET …/aggregate`: `where` (as on a list), `count=true`, and `sum` and
+ * The query parameters of `GET …/aggregate`: `where` and `search` (as on a list), `count=true`, and `sum` and
  * `avg`, each a comma-separated list of number or integer fields (`sum=price,qty`), given once.
  * At least one of count, sum and avg; at most MAX_AGGREGATE_FIELDS fields in all; any other
  * parameter is a 400 naming it.
@@ -7,14 +7,17 @@
 import { InvalidRequestError, type Collection, type Predicate } from '@plinth/shared';
 import { fieldTypeOf } from '../store/record-shape';
 import { parseFlag, refuseUnknownParameters, single, type RawParams } from './list-query';
+import { parseSearch } from './search-terms';
 import { parseWhere } from './where';
 
-export const AGGREGATE_PARAMETERS: readonly string[] = ['where', 'count', 'sum', 'avg'];
+export const AGGREGATE_PARAMETERS: readonly string[] = ['where', 'search', 'count', 'sum', 'avg'];
 /** Most fields named by sum and avg together (each is one more expression per record visited). */
 export const MAX_AGGREGATE_FIELDS = 10;
 
 export interface AggregateRequest {
   where: Predicate;
+  /** Full-text search words (search-terms.ts), when given. */
+  search?: string[];
   count: boolean;
   sum: string[];
   avg: string[];
@@ -45,6 +48,7 @@ function numericFields(collection: Collection, params: RawParams, name: 'sum' | 
 export function parseAggregateQuery(collection: Collection, params: RawParams): AggregateRequest {
   refuseUnknownParameters(params, AGGREGATE_PARAMETERS);
   const where = parseWhere(collection, params.where);
+  const search = parseSearch(collection, params.search);
   const count = parseFlag(params, 'count');
   const sum = numericFields(collection, params, 'sum');
   const avg = numericFields(collection, params, 'avg');
@@ -54,5 +58,5 @@ export function parseAggregateQuery(collection: Collection, params: RawParams): 
   if (!count && sum.length === 0 && avg.length === 0) {
     throw new InvalidRequestError('Ask for at least one of count=true, sum=<fields> and avg=<fields>.', { parameter: 'count' });
   }
-  return { where, count, sum, avg };
+  return { where, ...(search ? { search } : {}), count, sum, avg };
 }

@@ -6,6 +6,7 @@ import { hasLoneSurrogate, InvalidRequestError, type CollectionRules, type Field
 import { isSystemField } from '../store/record-shape';
 import { CONSTRAINT_OPTIONS, isConstraintOption, parseFieldConstraints } from './field-constraints';
 import { RELATION_OPTIONS, checkRelationChange, isRelationOption, parseRelationOptions, valueTypeOf } from './relation-field';
+import { parseSearchable } from './search-terms';
 
 export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 export const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
@@ -64,8 +65,8 @@ export function parseFieldDefinition(field: string, v: unknown): FieldDefinition
   if (isSystemField(field)) throw new InvalidRequestError(`Field name "${field}" is reserved.`, { field });
   if (!isPlainObject(v)) throw new InvalidRequestError(`Field "${field}" must be an object like {"type":"text"}.`, { field });
   for (const key of Object.keys(v)) {
-    if (key !== 'type' && !(FIELD_OPTIONS as readonly string[]).includes(key) && !isConstraintOption(key) && !isRelationOption(key)) {
-      const options = ['type', ...FIELD_OPTIONS, ...CONSTRAINT_OPTIONS, ...RELATION_OPTIONS].join(', ');
+    if (key !== 'type' && key !== 'searchable' && !(FIELD_OPTIONS as readonly string[]).includes(key) && !isConstraintOption(key) && !isRelationOption(key)) {
+      const options = ['type', ...FIELD_OPTIONS, 'searchable', ...CONSTRAINT_OPTIONS, ...RELATION_OPTIONS].join(', ');
       throw new InvalidRequestError(`Field "${field}" has an unknown option "${key}"; use ${options}.`, { field, key });
     }
   }
@@ -86,7 +87,7 @@ export function parseFieldDefinition(field: string, v: unknown): FieldDefinition
   if ((def.unique || def.indexed) && !ORDERABLE_TYPES.includes(valueTypeOf(full))) {
     throw new InvalidRequestError(`Field "${field}" of type ${type} cannot be unique or indexed.`, { field, key: def.unique ? 'unique' : 'indexed' });
   }
-  return full;
+  return { ...full, ...parseSearchable(field, type, v.searchable) };
 }
 
 export function parseFields(v: unknown): Fields {

@@ -5,7 +5,7 @@
  */
 import { InvalidRequestError, type Collection, type JsonValue, type Predicate, type RecordDoc } from '@plinth/shared';
 import { fieldTypeOf } from '../store/record-shape';
-import type { KeysetPosition, SortDirection } from '../store/record-store';
+import { RANK_ORDER, type KeysetPosition, type SortDirection } from '../store/record-store';
 import { fingerprint } from './canonical-json';
 import { coerceValue } from './field-values';
 
@@ -14,7 +14,12 @@ export interface QueryShape {
   where: Predicate;
   orderBy: string;
   direction: SortDirection;
+  /** The words of a full-text search, when there is one. */
+  search?: string[];
 }
+
+/** Deepest position a ranked search page may start at (a ranked page continues by position). */
+export const MAX_RANK_OFFSET = 10_000;
 
 interface CursorBody {
   q: string;
@@ -30,8 +35,10 @@ function invalid(message: string): InvalidRequestError {
   return new InvalidRequestError(message, { parameter: 'cursor' });
 }
 
-export function encodeCursor(shape: QueryShape, last: RecordDoc): string {
-  const body: CursorBody = { q: queryHash(shape), v: last[shape.orderBy] ?? null, id: last.id };
+/** `position`: for a ranked search (RANK_ORDER), how many records come before the next page. */
+export function encodeCursor(shape: QueryShape, last: RecordDoc, position?: number): string {
+  const v = shape.orderBy === RANK_ORDER ? (position ?? 0) : (last[shape.orderBy] ?? null);
+  const body: CursorBody = { q: queryHash(shape), v, id: last.id };
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
@@ -48,6 +55,16 @@ export function decodeCursor(shape: QueryShape, raw: string, collection: Collect
   }
   if (body.q !== queryHash(shape)) {
     throw invalid('"cursor" belongs to another query; send the same where, orderBy and direction.');
+  }
+  if (shape.orderBy === RANK_ORDER) {
+    if (typeof body.v !== 'number' || !Number.isInteger(body.v) || body.v < 0) throw invalid('"cursor" is not a cursor returned by this API.');
+    if (body.v > MAX_RANK_OFFSET) {
+      throw new InvalidRequestError(`A search ordered by relevance shows its first ${MAX_RANK_OFFSET} records; narrow it, or give an orderBy.`, {
+        parameter: 'cursor',
+        max: MAX_RANK_OFFSET,
+      });
+    }
+    return { value: body.v, id: body.id };
   }
   const type = fieldTypeOf(collection, shape.orderBy);
   const value = body.v === null ? null : type ? coerceValue(type, body.v) : undefined;

@@ -1,17 +1,19 @@
 /**
  * The query parameters of `GET …/records` (docs/records.md): where, orderBy, direction (asc|desc,
- * default asc), limit (default 50, 1–1000), cursor and count (true: the answer also has `total`,
- * the number of records the whole query matches); any other parameter is a 400. Default order: created_at ascending;
+ * default asc), limit (default 50, 1–1000), cursor, count (true: the answer also has `total`,
+ * the number of records the whole query matches) and search (full-text, ordered by relevance
+ * unless orderBy is given); any other parameter is a 400. Default order: created_at ascending;
  * every order is tie-broken by id.
  */
 import { InvalidRequestError, type Collection, type Predicate } from '@plinth/shared';
-import type { KeysetPosition } from '../store/record-store';
+import { RANK_ORDER, type KeysetPosition } from '../store/record-store';
+import { parseSearch } from './search-terms';
 import { decodeCursor, type QueryShape } from './cursor';
 import { isOrderable, parseWhere } from './where';
 
 export const DEFAULT_LIMIT = 50;
 /** Every query parameter the list endpoint reads; any other is a 400, never silently ignored. */
-export const LIST_PARAMETERS: readonly string[] = ['where', 'orderBy', 'direction', 'limit', 'cursor', 'count'];
+export const LIST_PARAMETERS: readonly string[] = ['where', 'orderBy', 'direction', 'limit', 'cursor', 'count', 'search'];
 export const MAX_LIMIT = 1000;
 
 export interface ListQuery {
@@ -20,6 +22,8 @@ export interface ListQuery {
   after?: KeysetPosition;
   /** `count=true`: also count every record the query matches (the page's `total`). */
   count: boolean;
+  /** `search=`: the words of a full-text search (search-terms.ts); also in `shape`. */
+  search?: string[];
 }
 
 export type RawParams = { [name: string]: unknown };
@@ -63,8 +67,11 @@ export function parseFlag(params: RawParams, name: string): boolean {
 export function parseListQuery(collection: Collection, params: RawParams): ListQuery {
   refuseUnknownParameters(params, LIST_PARAMETERS);
   const where: Predicate = parseWhere(collection, params.where);
-  const orderBy = single(params, 'orderBy') ?? 'created_at';
-  if (!isOrderable(collection, orderBy)) {
+  const search = parseSearch(collection, params.search);
+  // A search without orderBy is ordered by relevance.
+  const orderBy = single(params, 'orderBy') ?? (search ? RANK_ORDER : 'created_at');
+  // RANK_ORDER is never a field (names start with a letter): only the order of a search.
+  if (orderBy === RANK_ORDER ? !search : !isOrderable(collection, orderBy)) {
     throw new InvalidRequestError(`Cannot order by "${orderBy}": not a field of this collection, or of type json or list.`, {
       parameter: 'orderBy',
       field: orderBy,
@@ -76,8 +83,10 @@ export function parseListQuery(collection: Collection, params: RawParams): ListQ
   }
   const limit = parseLimit(single(params, 'limit'));
   const count = parseFlag(params, 'count');
-  const shape: QueryShape = { collection: collection.name, where, orderBy, direction };
+  // `search` joins the shape only when given, so the cursors of other queries stay as they were.
+  const shape: QueryShape = { collection: collection.name, where, orderBy, direction, ...(search ? { search } : {}) };
+  const base = { shape, limit, count, ...(search ? { search } : {}) };
   const cursor = single(params, 'cursor');
-  if (cursor === undefined || cursor === '') return { shape, limit, count };
-  return { shape, limit, count, after: decodeCursor(shape, cursor, collection) };
+  if (cursor === undefined || cursor === '') return base;
+  return { ...base, after: decodeCursor(shape, cursor, collection) };
 }

@@ -1,6 +1,6 @@
 /**
  * The `where` query parameter → Predicate (docs/records.md). Every field must be a system field or
- * a declared user field, every operator one of the ten, and every value of the field's type, so
+ * a declared user field, every operator one of the twelve, and every value of the field's type, so
  * a value like `{"$ne": null}` or a `$`-prefixed field name is a 400 and never widens a query.
  */
 import { hasLoneSurrogate, InvalidRequestError, type Collection, type ComparisonOp, type FieldType, type JsonValue, type Predicate } from '@plinth/shared';
@@ -8,14 +8,18 @@ import { fieldTypeOf } from '../store/record-shape';
 import { coerceValue } from './field-values';
 import { ORDERABLE_TYPES } from './collection-definition';
 
-export const OPERATORS: readonly ComparisonOp[] = ['==', '!=', '<', '<=', '>', '>=', 'in', 'not-in', 'array-contains', 'array-contains-any'];
+export const OPERATORS: readonly ComparisonOp[] = [
+  '==', '!=', '<', '<=', '>', '>=', 'in', 'not-in', 'array-contains', 'array-contains-any', 'contains', 'starts-with',
+];
 /** At most this many conditions, and values in an `in`-style list. */
 export const MAX_CONDITIONS = 30;
 export const MAX_LIST_VALUES = 100;
+/** Longest operand of `contains` / `starts-with`, in characters. */
+export const MAX_TEXT_OPERAND = 500;
 
 const SCALAR_OPS: readonly ComparisonOp[] = ['==', '!=', '<', '<=', '>', '>=', 'in', 'not-in'];
 const OPS_BY_TYPE: Readonly<Record<FieldType, readonly ComparisonOp[]>> = {
-  text: SCALAR_OPS,
+  text: [...SCALAR_OPS, 'contains', 'starts-with'],
   number: SCALAR_OPS,
   integer: SCALAR_OPS,
   timestamp: SCALAR_OPS,
@@ -62,6 +66,12 @@ export function parseCondition(collection: Collection, c: unknown, index: number
     const values = value.map((v) => scalarFor(type, v));
     if (values.some((v) => v === undefined)) throw wrongValue();
     return [field, operator, values as JsonValue[]];
+  }
+  if (operator === 'contains' || operator === 'starts-with') {
+    if (typeof value !== 'string' || value.length > MAX_TEXT_OPERAND) {
+      throw bad(`${operator} needs a string of at most ${MAX_TEXT_OPERAND} characters.`, { index, field, op, max: MAX_TEXT_OPERAND });
+    }
+    return [field, operator, value];
   }
   if (value === null && (operator === '==' || operator === '!=')) return [field, operator, null];
   const v = scalarFor(type, value);

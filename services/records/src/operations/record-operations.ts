@@ -151,6 +151,7 @@ export class RecordOperations {
     // one place in the query queue at a time, so count=true never doubles a caller's share.
     const counted = await this.store.aggregateRecords(caller.project, collection, {
       predicate,
+      ...(q.search ? { search: q.search } : {}),
       sum: [],
       avg: [],
       timeoutMs: Math.max(1, this.limits.queryTimeoutMs - (Date.now() - started)),
@@ -169,6 +170,7 @@ export class RecordOperations {
     const predicate = andP(a.where, this.readFilter(caller, collection));
     const result = await this.store.aggregateRecords(caller.project, collection, {
       predicate,
+      ...(a.search ? { search: a.search } : {}),
       sum: a.sum,
       avg: a.avg,
       timeoutMs: this.limits.queryTimeoutMs,
@@ -236,6 +238,7 @@ export class RecordOperations {
   private async page(caller: Caller, collection: Collection, q: ListQuery, predicate: Predicate, tree: ExpandTree = []): Promise<Page> {
     const rows = await this.store.queryRecords(caller.project, collection, {
       predicate,
+      ...(q.search ? { search: q.search } : {}),
       orderBy: q.shape.orderBy,
       direction: q.shape.direction,
       limit: q.limit + 1,
@@ -247,7 +250,9 @@ export class RecordOperations {
     const records = rows.slice(0, q.limit);
     const last = records[records.length - 1];
     const more = rows.length > q.limit || (last !== undefined && dataBytes(records) >= this.limits.maxPageBytes);
-    const cursor = more && last ? encodeCursor(q.shape, last) : null;
+    // A ranked search continues by position (cursor.ts): the records before the next page.
+    const position = (typeof q.after?.value === 'number' ? q.after.value : 0) + records.length;
+    const cursor = more && last ? encodeCursor(q.shape, last, position) : null;
     return { records: await expandRecords(this.related, caller, tree, records, this.clock()), cursor };
   }
 

@@ -4,8 +4,11 @@ import type { JsonValue } from '@plinth/shared';
 export type RuleKind = 'read' | 'create' | 'update' | 'delete';
 export const RULE_KINDS: readonly RuleKind[] = ['read', 'create', 'update', 'delete'];
 
-/** The comparison operators of the rule language. */
-export type RuleComparisonOp = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in';
+/**
+ * The comparison operators of the rule language; `contains` and `starts-with` are written as the
+ * methods `x.contains(y)` and `x.startsWith(y)` (text, ASCII case ignored, as in `where`).
+ */
+export type RuleComparisonOp = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'contains' | 'starts-with';
 
 /** The `auth.<member>` names a rule may read besides `auth.claims.<name>`. */
 export type AuthMember = 'uid' | 'email' | 'email_verified';

@@ -126,7 +126,7 @@ function toExpr(node: Node): RuleExpr {
     case 'UnaryExpression':
       return unary(node as jsep.UnaryExpression & Node, pos);
     case 'CallExpression':
-      return fail('function calls are not allowed', node);
+      return textMethod(node as jsep.CallExpression & Node, pos);
     case 'ThisExpression':
       return fail('"this" is not allowed', node);
     case 'ConditionalExpression':
@@ -158,6 +158,20 @@ function binary(node: jsep.BinaryExpression & Node, pos: number): RuleExpr {
   }
   if (op === '===' || op === '!==') return fail(`operator ${op} is not allowed; use ${op.slice(0, 2)}`, node);
   return fail(`operator ${op} is not allowed`, node);
+}
+
+/** The only calls: `x.contains(y)` and `x.startsWith(y)`, comparisons of text. */
+const TEXT_METHODS: Readonly<Record<string, RuleComparisonOp>> = { contains: 'contains', startsWith: 'starts-with' };
+
+function textMethod(node: jsep.CallExpression & Node, pos: number): RuleExpr {
+  const callee = node.callee as Node;
+  const member = callee as jsep.MemberExpression & Node;
+  const name = callee.type === 'MemberExpression' && !member.computed && (member.property as Node).type === 'Identifier' ? String((member.property as Node).name) : undefined;
+  const op = name !== undefined && Object.hasOwn(TEXT_METHODS, name) ? TEXT_METHODS[name] : undefined;
+  if (op === undefined) return fail('function calls are not allowed (only x.contains(y) and x.startsWith(y))', node);
+  if (member.optional) return fail('optional chaining ?. is not allowed', member.property as Node);
+  if (node.arguments.length !== 1) return fail(`${name} takes one argument`, node);
+  return { type: 'compare', op, left: toExpr(member.object as Node), right: toExpr(node.arguments[0] as Node), pos };
 }
 
 function unary(node: jsep.UnaryExpression & Node, pos: number): RuleExpr {

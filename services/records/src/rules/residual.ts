@@ -102,6 +102,10 @@ function fieldPredicate(op: RuleComparisonOp, field: string, value: JsonValue, f
     case 'in':
       if (!fieldOnLeft) return [field, 'array-contains', value];
       return Array.isArray(value) ? membership(field, value) : false;
+    case 'contains':
+    case 'starts-with':
+      // Validation keeps the record field the receiver (`record.f.contains(x)`).
+      return fieldOnLeft && typeof value === 'string' ? [field, op, value] : false;
     default:
       if (typeof value !== 'number' && typeof value !== 'string') return false;
       return [field, fieldOnLeft ? op : FLIPPED[op], value];

@@ -81,6 +81,13 @@ class Validator {
         e.right.type === 'list' ||
         (e.right.type !== 'literal' && (rightType === 'list' || rightType === 'json' || rightType === 'unknown'));
       if (!ok) fail('the right side of in must be a list', e.right);
+    } else if (e.op === 'contains' || e.op === 'starts-with') {
+      for (const side of [e.left, e.right]) {
+        if (side.type === 'literal' && typeof side.value !== 'string') fail(`${methodName(e.op)} compares text, not ${JSON.stringify(side.value)}`, side);
+        if (side.type === 'list') fail(`${methodName(e.op)} compares text, not lists`, side);
+      }
+      const receiver = this.value(e.left);
+      if (receiver !== 'text' && receiver !== 'json' && receiver !== 'unknown') fail(`${methodName(e.op)} works on text, not on a ${receiver} value`, e.left);
     } else if (e.op !== '==' && e.op !== '!=') {
       for (const side of [e.left, e.right]) {
         if (side.type === 'literal' && typeof side.value !== 'number' && typeof side.value !== 'string') {
@@ -168,12 +175,20 @@ function storableComparison(e: Extract<RuleExpr, { type: 'compare' }>): void {
   if (e.op === 'in' && dependsOnRecord(e.right) && (e.left.type === 'list' || isNullLiteral(e.left))) {
     fail('a read rule can look for a string, number or boolean in a record list, not for a list or null', e.left);
   }
+  if ((e.op === 'contains' || e.op === 'starts-with') && dependsOnRecord(e.right)) {
+    fail(`a read rule can call ${methodName(e.op)} on a record field, not pass one to it: it cannot become a query`, e.right);
+  }
   if (e.op === '==' || e.op === '!=') {
     const [side, other] = dependsOnRecord(e.left) ? [e.left, e.right] : [e.right, e.left];
     if (dependsOnRecord(side) && other.type === 'list') {
       fail(`a read rule can compare a record field with ${e.op} only to a single value, not a list: it cannot become a query`, other);
     }
   }
+}
+
+/** How a text operator is written in a rule. */
+function methodName(op: 'contains' | 'starts-with'): string {
+  return op === 'contains' ? 'contains()' : 'startsWith()';
 }
 
 function dependsOnRecord(e: RuleExpr): boolean {

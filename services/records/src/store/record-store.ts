@@ -10,6 +10,13 @@ export type OutboxEvent = ChangeEventInput;
 /** Sort direction of a query; the tie-breaker `id` always follows the same direction. */
 export type SortDirection = 'asc' | 'desc';
 
+/**
+ * The order of a full-text search by relevance, best match first, ties by id ascending
+ * (docs/records.md "Full-text search"). Not a field name (those start with a letter). A ranked
+ * page continues by position: `after.value` is the number of records before it.
+ */
+export const RANK_ORDER = '@rank';
+
 /** Keyset position: the order field's value and the id of the last record of the previous page. */
 export interface KeysetPosition {
   /** null when the last record had no value for the order field (nulls sort first ascending). */
@@ -23,6 +30,11 @@ export interface KeysetPosition {
  */
 export interface RecordQuery {
   predicate: Predicate;
+  /**
+   * Full-text search: only records whose searchable fields hold every one of these words
+   * (search-terms.ts; lowercase letters, digits and marks only). Ordered by RANK_ORDER or a field.
+   */
+  search?: readonly string[];
   orderBy: string;
   direction: SortDirection;
   /** Return only records strictly after this position in (orderBy, id) order. */
@@ -65,6 +77,8 @@ export interface QueryClient {
  */
 export interface AggregateQuery {
   predicate: Predicate;
+  /** Full-text search words, as RecordQuery.search. */
+  search?: readonly string[];
   sum: readonly string[];
   avg: readonly string[];
   /** Time budget, as RecordQuery.timeoutMs. */

@@ -7,7 +7,8 @@
  * - scalar fields (text, timestamp, number, integer, boolean, system fields) against a value of
  *   their own kind, or null;
  * - list fields with `array-contains(-any)` of scalars, or `==`/`!=` null;
- * - json fields (any JSON) against scalars — the compilers check the stored value's JSON type.
+ * - json fields (any JSON) against scalars — the compilers check the stored value's JSON type;
+ * - `contains` / `starts-with` with a string, on text, timestamp and json fields only.
  *
  * `in [null, …]` becomes `== null OR in […]`. Unknown fields, and object or list values where
  * whole-value equality would be needed, are refused with 400: no user object ever reaches a
@@ -99,6 +100,11 @@ function comparison(collection: Pick<Collection, 'fields'>, field: string, op: C
       if (scalars.length === 0) return false;
       return op === 'array-contains' ? [field, op, scalars[0] as Scalar] : [field, op, scalars];
     }
+    case 'contains':
+    case 'starts-with':
+      // Only strings hold text; a json field's value is checked for it by the compilers.
+      if (typeof value !== 'string' || (kind !== 'string' && type !== 'json')) return false;
+      return [field, op, value];
     default:
       throw new InvalidRequestError(`Unknown operator "${String(op)}".`, { field, op });
   }

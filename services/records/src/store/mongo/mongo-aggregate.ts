@@ -8,13 +8,14 @@ import type { Collection } from '@plinth/shared';
 import type { Document } from 'mongodb';
 import type { AggregateQuery, AggregateResult } from '../record-store';
 import { compileFilter, fieldPath } from './mongo-filter';
+import { withSearch } from './mongo-search';
 
 export function aggregatePipeline(collection: Collection, query: AggregateQuery): Document[] {
   const group: Document = { _id: null, count: { $sum: 1 } };
   // Output names s<i> and a<i>: field names never become operator or output keys.
   query.sum.forEach((f, i) => (group[`s${i}`] = { $sum: `$${fieldPath(f)}` }));
   query.avg.forEach((f, i) => (group[`a${i}`] = { $avg: `$${fieldPath(f)}` }));
-  return [{ $match: compileFilter(query.predicate, collection) }, { $group: group }];
+  return [{ $match: withSearch(compileFilter(query.predicate, collection), query.search) }, { $group: group }];
 }
 
 export function aggregateResult(query: AggregateQuery, group: Document | undefined): AggregateResult {

@@ -33,6 +33,7 @@ import {
 import type { Db, MongoServerError, WriteConcernSettings } from 'mongodb';
 import { fieldPath, type RecordDocument } from './mongo-filter';
 import { uniqueConflict } from '../unique-conflict';
+import { syncTextIndex } from './mongo-search';
 
 export const COLLECTIONS = 'plinth_collections';
 
@@ -180,6 +181,7 @@ export class MongoCollections {
         await this.meta().updateOne({ _id: id }, { $pull: { pending_unset: { $in: stored.pending_unset ?? [] } } });
       }
       await this.build(project, name, wanted, deadline);
+      await syncTextIndex(records, stored.collection, deadline - Date.now()).catch((err: unknown) => indexBuildFailure(err, this.indexBuildMs));
       const after = await this.meta().findOne({ _id: id });
       if (!after || after.collection.revision === stored.collection.revision) return;
     }
@@ -206,6 +208,7 @@ export class MongoCollections {
       await this.records(project, collection.name).drop();
       await clearLeftovers();
       await this.build(project, collection.name, wantedIndexes(collection), deadline);
+      await syncTextIndex(this.records(project, collection.name), collection, deadline - Date.now());
     } catch (err) {
       // The name is free again at once (not after STALE_CLAIM_MS), and the error is a 4xx/503.
       await this.releaseClaim(project, collection.name, now);

@@ -9,6 +9,7 @@ import type { Filter } from 'mongodb';
 import { fieldTypeOf, isSystemField } from '../record-shape';
 import { normalizeForStore } from '../store-predicate';
 import type { SortDirection } from '../record-store';
+import { textRegex } from './mongo-text-operators';
 
 /** The stored shape of a record. */
 export interface RecordDocument {
@@ -62,6 +63,9 @@ function comparison(collection: Pick<Collection, 'fields'>, [field, op, value]: 
       return { [path]: { $elemMatch: { $eq: value } } };
     case 'array-contains-any':
       return { [path]: { $elemMatch: { $in: value } } };
+    case 'contains':
+    case 'starts-with':
+      return whole({ [path]: textRegex(op, value as string) });
     default:
       throw new Error(`unknown operator ${op}`);
   }

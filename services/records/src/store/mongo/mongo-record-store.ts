@@ -5,8 +5,9 @@
  * idempotency key is one transaction (claim + insert), so it needs a replica set.
  */
 import { AdmissionQueue, ConflictError, ensureMongoIndex, MONGO_MAJORITY, NotFoundError, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
-import type { Db, Document, TransactionOptions, WriteConcernSettings } from 'mongodb';
-import type { AggregateQuery, AggregateResult, CollectionChange, DeletePlan, IdempotencyClaim, InsertResult, RecordQuery, RecordStore } from '../record-store';
+import type { Db, Document, Sort, TransactionOptions, WriteConcernSettings } from 'mongodb';
+import { RANK_ORDER, type AggregateQuery, type AggregateResult, type CollectionChange, type DeletePlan, type IdempotencyClaim, type InsertResult, type RecordQuery, type RecordStore } from '../record-store';
+import { RANK_SORT, withSearch } from './mongo-search';
 import { aggregatePipeline, aggregateResult } from './mongo-aggregate';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
@@ -275,11 +276,21 @@ export class MongoRecordStore implements RecordStore {
   private findFor(project: ProjectId, collection: Collection, query: RecordQuery) {
     const { predicate, orderBy, direction, after, limit } = query;
     const where = compileFilter(predicate, collection);
+    if (query.search && orderBy === RANK_ORDER) {
+      // Ranked: by relevance, continuing by position (RecordQuery.after; mongo-search.ts).
+      const offset = typeof after?.value === 'number' ? after.value : 0;
+      return this.records(project, collection.name)
+        .find(withSearch(where, query.search))
+        .sort(RANK_SORT as Sort)
+        .skip(offset)
+        .limit(limit)
+        .maxTimeMS(query.timeoutMs ?? this.queryTimeMs);
+    }
     const filter = after
       ? { $and: [where, ...keysetBound(orderBy, direction, after, collection), compileKeyset(keysetPredicate(orderBy, direction, after), collection)] }
       : where;
     return this.records(project, collection.name)
-      .find(filter)
+      .find(withSearch(filter, query.search))
       .sort(sortSpec(orderBy, direction))
       .limit(limit)
       .maxTimeMS(query.timeoutMs ?? this.queryTimeMs);

@@ -13,6 +13,7 @@ import type { Collection } from '@plinth/shared';
 import type { AggregateQuery, AggregateResult } from '../record-store';
 import { compilePredicate, type SqlValue } from './sqlite-predicate';
 import { BUDGET_FUNCTION, type RawRow } from './sqlite-query-job';
+import { searchFilter } from './sqlite-search-sql';
 
 /** The stored value of `field` when it is a JSON number, else NULL. */
 function numeric(field: string, data: string): string {
@@ -31,10 +32,11 @@ export function aggregateSql(table: string, collection: Collection, query: Aggre
     ...query.avg.map((f, i) => `'a${i}', AVG(${numeric(f, data)})`),
   ].join(', ');
   const whereSql = tolerant ? where.sql.replaceAll("(data, '$.", `(${data}, '$.`) : where.sql;
+  const search = searchFilter(table, query.search);
   const sql =
     `SELECT '' AS id, 0 AS version, '' AS created_at, '' AS updated_at, json_object(${results}) AS data ` +
-    `FROM "${table}" WHERE ${BUDGET_FUNCTION}(id) AND ${whereSql} LIMIT ?`;
-  return { sql, params: where.params };
+    `FROM "${table}" WHERE ${BUDGET_FUNCTION}(id) AND ${search.sql} AND ${whereSql} LIMIT ?`;
+  return { sql, params: [...search.params, ...where.params] };
 }
 
 /** The results carried by the aggregate's row, by field name. */

@@ -12,6 +12,7 @@
 import type { Collection, FieldType, Predicate } from '@plinth/shared';
 import { fieldTypeOf, isSystemField, type Scalar } from '../record-shape';
 import { normalizeForStore } from '../store-predicate';
+import { textOperator } from './sqlite-text-operators';
 
 export interface SqlFragment {
   sql: string;
@@ -137,6 +138,9 @@ class Compiler {
         const any = elementsMatch(wanted, this.params);
         return `(json_type(data, '$.${field}') IS 'array' AND EXISTS (SELECT 1 FROM json_each(data, '$.${field}') AS e WHERE ${any}))`;
       }
+      case 'contains':
+      case 'starts-with':
+        return textOperator(field, op, value as string, this.type(field) === 'json', this.params);
       default:
         throw new Error(`unknown operator ${op}`);
     }

@@ -4,7 +4,8 @@
  * tolerant form reads a row the JSON functions cannot parse as `{}` instead of failing.
  */
 import type { Collection } from '@plinth/shared';
-import type { RecordQuery } from '../record-store';
+import { RANK_ORDER, type RecordQuery } from '../record-store';
+import { rankedSelect, searchFilter } from './sqlite-search-sql';
 import { fieldTypeOf, isSystemField, type Scalar } from '../record-shape';
 import { bindValue, compilePredicate, fieldExpr, type SqlValue } from './sqlite-predicate';
 import { BUDGET_FUNCTION } from './sqlite-query-job';
@@ -53,10 +54,17 @@ export function keysetRuns(collection: Collection, query: RecordQuery): KeysetRu
 /** The SELECTs a query runs on `table`, in order; each takes the remaining limit as last parameter. */
 export function querySql(table: string, collection: Collection, query: RecordQuery, tolerant = false): Array<{ sql: string; params: SqlValue[] }> {
   const where = compilePredicate(query.predicate, collection);
+  // Field names are validated identifiers and values are bound: this rewrite only touches
+  // the JSON functions' first argument.
+  const tolerate = (sql: string): string => (tolerant ? sql.replaceAll("(data, '$.", `(${TOLERANT_DATA}, '$.`) : sql);
+  if (query.search && query.orderBy === RANK_ORDER) {
+    const offset = typeof query.after?.value === 'number' ? query.after.value : 0;
+    const sql = rankedSelect(table, `${BUDGET_FUNCTION}("${table}".id) AND ${where.sql}`, offset);
+    return [{ sql: tolerate(sql), params: [...searchFilter(table, query.search).params, ...where.params] }];
+  }
+  const search = searchFilter(table, query.search);
   return keysetRuns(collection, query).map((run) => {
-    const sql = `SELECT id, version, created_at, updated_at, data FROM "${table}" WHERE ${BUDGET_FUNCTION}(id) AND ${where.sql} AND ${run.sql} ORDER BY ${run.order} LIMIT ?`;
-    // Field names are validated identifiers and values are bound: this rewrite only touches
-    // the JSON functions' first argument.
-    return { sql: tolerant ? sql.replaceAll("(data, '$.", `(${TOLERANT_DATA}, '$.`) : sql, params: [...where.params, ...run.params] };
+    const sql = `SELECT id, version, created_at, updated_at, data FROM "${table}" WHERE ${BUDGET_FUNCTION}(id) AND ${search.sql} AND ${where.sql} AND ${run.sql} ORDER BY ${run.order} LIMIT ?`;
+    return { sql: tolerate(sql), params: [...search.params, ...where.params, ...run.params] };
   });
 }

@@ -20,7 +20,8 @@ import {
 import type { AggregateQuery, AggregateResult, CollectionChange, DeletePlan, IdempotencyClaim, InsertResult, OutboxEvent, QueryBounds, RecordQuery, RecordStore } from '../record-store';
 import { joinRecord, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
-import { fieldExpr, type SqlValue } from './sqlite-predicate';
+import type { SqlValue } from './sqlite-predicate';
+import { wantedIndexes } from './sqlite-indexes';
 import { firstTaken, translateUnique } from './sqlite-unique';
 import { querySql } from './sqlite-query-sql';
 import { aggregateResult, aggregateSql } from './sqlite-aggregate-sql';
@@ -31,6 +32,7 @@ import { SqliteQueryRunner, isPointQuery } from './sqlite-query-runner';
 import { SqliteIdempotencyKeys } from './sqlite-idempotency-keys';
 import { SqliteWriteBatch } from './sqlite-write-batch';
 import { runDeletePlan } from './sqlite-delete-plan';
+import { dropProjectSearchIndexes, dropSearchIndex, syncSearchIndex } from './sqlite-search-index';
 import { MALFORMED_JSON, messageOf, runTolerant, tableGone } from './sqlite-query-errors';
 
 type RecordRow = RawRow;
@@ -70,27 +72,8 @@ export function recordTable(project: ProjectId, collection: string): string {
   return `rec_${project}_${collection}`;
 }
 
-const hex = (field: string): string => Buffer.from(field, 'utf8').toString('hex');
 function toRecord(row: RecordRow): RecordDoc {
   return joinRecord({ ...row, data: JSON.parse(row.data) as RecordDoc });
-}
-
-/** Index DDL wanted for a collection, by index name. */
-function wantedIndexes(table: string, collection: Collection): Map<string, string> {
-  const wanted = new Map<string, string>();
-  for (const [field, def] of Object.entries(collection.fields)) {
-    if (!def.indexed && !def.unique) continue;
-    const ix = `ix:${table}:${hex(field)}`;
-    wanted.set(ix, `CREATE INDEX "${ix}" ON "${table}" (${fieldExpr(field)}, id)`);
-    // Serves `field == x` in the default order (created_at) without a sort.
-    const ic = `ic:${table}:${hex(field)}`;
-    wanted.set(ic, `CREATE INDEX "${ic}" ON "${table}" (${fieldExpr(field)}, created_at, id)`);
-    if (def.unique) {
-      const ux = `ux:${table}:${hex(field)}`;
-      wanted.set(ux, `CREATE UNIQUE INDEX "${ux}" ON "${table}" (${fieldExpr(field)})`);
-    }
-  }
-  return wanted;
 }
 
 /** Most distinct SQL texts kept prepared (query shapes vary with the predicate). */
@@ -195,6 +178,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   private syncIndexes(table: string, collection: Collection): void {
+    syncSearchIndex(this.db, table, collection);
     const wanted = wantedIndexes(table, collection);
     const existing = this
       .prepared(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name LIKE 'ix:%' OR name LIKE 'ic:%' OR name LIKE 'ux:%')`)
@@ -255,6 +239,7 @@ export class SqliteRecordStore implements RecordStore {
     return this.db.transaction(() => {
       const gone = this.prepared('DELETE FROM collections WHERE project = ? AND name = ?').run(project, name);
       this.keys.forgetCollection(project, name);
+      dropSearchIndex(this.db, recordTable(project, name));
       this.db.exec(`DROP TABLE IF EXISTS "${recordTable(project, name)}"`);
       if (gone.changes > 0) this.appendEvent(event);
       return gone.changes > 0;
@@ -266,6 +251,7 @@ export class SqliteRecordStore implements RecordStore {
     this.db.transaction(() => {
       this.prepared('DELETE FROM collections WHERE project = ?').run(project);
       this.keys.forgetProject(project);
+      dropProjectSearchIndexes(this.db, prefix);
       const tables = this
         .prepared(`SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ?) = ?`)
         .all(prefix.length, prefix) as Array<{ name: string }>;
