@@ -128,7 +128,10 @@ export async function completeOAuth(
     }
   } catch (err) {
     // What was wrong goes to the log (no token, code or secret is in these messages), not to the app.
-    ctx.oauth.log.info({ project, provider: data.provider, reason: (err as Error).message, code: (err as { code?: unknown }).code }, 'oauth: sign-in refused');
+    // openid-client wraps oauth4webapi's error, whose cause names the claim that failed.
+    const e = err as Error & { code?: unknown; cause?: { message?: unknown; claim?: unknown; cause?: { claim?: unknown } } };
+    const claim = e.cause?.cause?.claim ?? e.cause?.claim;
+    ctx.oauth.log.info({ project, provider: data.provider, reason: e.cause?.message ?? e.message, code: e.code, claim }, 'oauth: sign-in refused');
     return fail('oauth_failed', 'The provider\'s answer could not be verified.');
   }
   const outcome = await resolveAccount(ctx, project, data.provider, profile, taken.user_id || null);
