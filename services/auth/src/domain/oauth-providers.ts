@@ -13,7 +13,7 @@ export interface ProviderSettings {
   client_secret: string;
   /** Generic OpenID Connect providers: the issuer URL (discovery at `/.well-known/openid-configuration`). */
   issuer?: string;
-  /** `microsoft`: the directory (tenant) id, or `consumers` / `organizations`' tenant id. */
+  /** `microsoft`: the directory (tenant) id (required). */
   tenant?: string;
   /** `github`: GitHub Enterprise Server's address (default https://github.com) and its API's. */
   github_url?: string;
@@ -39,7 +39,7 @@ export function providerKind(name: string, p: ProviderSettings): ProviderKind {
     case 'google':
       return { kind: 'oidc', issuer: 'https://accounts.google.com', formPost: false };
     case 'microsoft':
-      return { kind: 'oidc', issuer: `https://login.microsoftonline.com/${p.tenant ?? 'common'}/v2.0`, formPost: false };
+      return { kind: 'oidc', issuer: `https://login.microsoftonline.com/${p.tenant ?? ''}/v2.0`, formPost: false };
     case 'apple':
       // Apple posts the answer (form_post) when the e-mail scope is asked for.
       return { kind: 'oidc', issuer: 'https://appleid.apple.com', formPost: true };
@@ -93,6 +93,9 @@ export function mergeProviders(current: ProviderMap, patch: ProvidersPatch, allo
     }
     const secret = entry.client_secret ?? current[name]?.client_secret;
     if (!secret) throw new InvalidRequestError(`providers.${name}.client_secret is required for a new provider.`, { field: `providers.${name}.client_secret` });
+    if (name === 'microsoft' && (!entry.tenant || ['common', 'organizations', 'consumers'].includes(entry.tenant))) {
+      throw new InvalidRequestError('providers.microsoft.tenant is required: your directory (tenant) id.', { field: 'providers.microsoft.tenant' });
+    }
     const preset = ['google', 'microsoft', 'apple', 'github'].includes(name);
     if (!preset && !entry.issuer) throw new InvalidRequestError(`providers.${name}.issuer is required (the provider's OpenID Connect issuer URL).`, { field: `providers.${name}.issuer` });
     for (const field of ['issuer', 'github_url', 'github_api_url'] as const) {
