@@ -39,6 +39,7 @@ const CLUSTER_SUITES = [
   '<rootDir>/services/realtime/test/realtime.int.test.ts',
   '<rootDir>/services/realtime/test/project-deletion.int.test.ts',
   '<rootDir>/services/realtime/test/key-revocation.int.test.ts',
+  '<rootDir>/test/browser/oauth-sign-in.int.test.ts',
 ];
 
 /** @type {import('jest').Config} */
