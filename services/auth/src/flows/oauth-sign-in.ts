@@ -17,7 +17,7 @@ import {
   takeCode,
   type StateData,
 } from './oauth-grants';
-import { startSession } from './sessions';
+import { completeSignIn } from './mfa-gate';
 
 const BAD_STATE = 'The sign-in state is missing, invalid, expired, already used or was started in another browser. Start the sign-in again.';
 const BAD_EXCHANGE = 'The code is invalid, expired or already used. Start the sign-in again.';
@@ -149,12 +149,14 @@ const REFUSALS = {
 
 /**
  * `POST /auth/oauth/exchange`: trades the single-use code the app was sent back with for a
- * session. Unknown, expired or used → 400 `invalid_grant`.
+ * session (or, with two-factor sign-in on, 401 `mfa_required`). Unknown, expired or used → 400
+ * `invalid_grant`.
  */
 export async function exchangeOAuthCode(ctx: AuthContext, project: ProjectId, code: string): Promise<Session> {
   const taken = await takeCode(ctx, project, 'oauth-exchange', code);
   const user = taken ? await ctx.users.getUser(project, taken.user_id) : null;
   if (!user || user.status !== 'active') throw invalidGrant(BAD_EXCHANGE);
-  // The one function every sign-in issues its session through (password, code, provider).
-  return startSession(ctx, project, user);
+  // The one gate every sign-in issues its session through (password, code, provider): a user
+  // with an active second factor gets 401 mfa_required and a challenge instead (docs/auth.md).
+  return completeSignIn(ctx, project, user);
 }

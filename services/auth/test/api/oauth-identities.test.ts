@@ -1,3 +1,4 @@
+import { Secret, TOTP } from 'otpauth';
 import { loginAtProvider } from '../../../../test/oauth/support/provider-login';
 import { useAuthTestService } from './auth-test-service';
 import { APP, callback, exchange, OAUTH_ENV, oauthProject, signInThrough, useProviders } from './oauth-support';
@@ -74,6 +75,24 @@ describe('linked identities: explicit linking, unlinking, deletion', () => {
     expect((await t.call({ method: 'delete', project, path: `/auth/users/${first.body.user.id}`, key: 'secret' })).status).toBe(200);
     const second = await exchange(t, project, (await signInThrough(t, project, 'test-op', 'gone')).searchParams.get('code') ?? '');
     expect(second.body.user.id).not.toBe(first.body.user.id);
+  });
+
+  it('two-factor sign-in applies to a provider sign-in: the exchange answers 401 mfa_required and a challenge, no session', async () => {
+    const project = await oauthProject(t, p);
+    await p.op.account({ sub: 'two-factor', email: 'two-factor@example.com', email_verified: true });
+    const first = await exchange(t, project, (await signInThrough(t, project, 'test-op', 'two-factor')).searchParams.get('code') ?? '');
+    const enroll = await t.call({ method: 'post', project, path: '/auth/mfa/totp/enroll', userToken: first.body.access_token });
+    expect(enroll.status).toBe(200);
+    const code = TOTP.generate({ secret: Secret.fromBase32(enroll.body.secret as string), timestamp: t.now });
+    expect((await t.call({ method: 'post', project, path: '/auth/mfa/totp/confirm', userToken: first.body.access_token, body: { code } })).status).toBe(200);
+    t.advance(30_000);
+    const second = await exchange(t, project, (await signInThrough(t, project, 'test-op', 'two-factor')).searchParams.get('code') ?? '');
+    expect(second.status).toBe(401);
+    expect(second.body).toMatchObject({ error: 'mfa_required', details: { challenge: expect.any(String) } });
+    expect(second.body.access_token).toBeUndefined();
+    const verified = await t.call({ method: 'post', project, path: '/auth/mfa/verify', body: { challenge: second.body.details.challenge, code: TOTP.generate({ secret: Secret.fromBase32(enroll.body.secret as string), timestamp: t.now }) } });
+    expect(verified.status).toBe(200);
+    expect(verified.body.user.id).toBe(first.body.user.id);
   });
 
   it('a generic provider needs an issuer, and microsoft a tenant of its own (400 naming the field)', async () => {
