@@ -5,10 +5,18 @@
  *   service as its own process (two replicas of records and auth, Redis sessions, BullMQ) behind
  *   a gateway process (issue 7). test/global-setup.js builds dist/ once before both.
  */
+/** ES-module-only packages the auth service imports (docs/auth.md "Sign-in with a provider"). */
+const ESM_PACKAGES = '/node_modules/(openid-client|oauth4webapi|jose)/';
+
 const common = {
   testEnvironment: 'node',
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }],
+    // openid-client and its two libraries ship only as ES modules; jest loads CommonJS.
+    [`${ESM_PACKAGES}.+\\.js$`]: ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(openid-client|oauth4webapi|jose)/)`],
   moduleNameMapper: {
     '^@plinth/shared$': '<rootDir>/shared/src/index.ts',
     '^@plinth/shared/(.*)$': '<rootDir>/shared/src/$1',
@@ -31,6 +39,7 @@ const CLUSTER_SUITES = [
   '<rootDir>/services/realtime/test/realtime.int.test.ts',
   '<rootDir>/services/realtime/test/project-deletion.int.test.ts',
   '<rootDir>/services/realtime/test/key-revocation.int.test.ts',
+  '<rootDir>/test/browser/oauth-sign-in.int.test.ts',
 ];
 
 /** @type {import('jest').Config} */

@@ -21,6 +21,9 @@ export const ROUTES: readonly RouteRule[] = [
   { service: 'auth', pattern: /^\/auth\/jwks\.json$/, auth: 'none', methods: ['GET', 'HEAD'] },
   // The hosted action pages that mail links open: the token in the link is the credential.
   { service: 'auth', pattern: /^\/auth\/action$/, auth: 'none', methods: ['GET', 'HEAD', 'POST'] },
+  // A provider sign-in's browser navigations: the redirect allow-list, state and cookie guard them.
+  { service: 'auth', pattern: /^\/auth\/oauth\/[a-z][a-z0-9-]{0,31}\/start$/, auth: 'none', methods: ['GET', 'HEAD'] },
+  { service: 'auth', pattern: /^\/auth\/oauth\/callback$/, auth: 'none', methods: ['GET', 'HEAD', 'POST'] },
   { service: 'records', pattern: /^\/collections(\/|$)/, auth: 'key' },
   { service: 'auth', pattern: /^\/auth(\/|$)/, auth: 'key' },
   { service: 'auth', pattern: /^\/settings\/auth$/, auth: 'key' },

@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'not_found'
   | 'request_timeout'
   | 'conflict'
+  | 'account_exists'
+  | 'invalid_grant'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -28,6 +30,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   not_found: 404,
   request_timeout: 408,
   conflict: 409,
+  account_exists: 409,
+  invalid_grant: 400,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

@@ -29,6 +29,8 @@ export interface DocTarget {
   operatorKey: string;
   /** The server's PLINTH_DATA_DIR, exported to the doc too (for `plinth backup`, which reads the files). */
   dataDir?: string;
+  /** More variables for the doc (docs/auth.md: its local sign-in providers, see providers-for-docs.ts). */
+  env?: { [name: string]: string };
 }
 
 export interface DocRun {
@@ -53,6 +55,8 @@ __expect() {
   fi
   cp "$__B" "$__WORK/.expect-$3"
 }
+# docs/auth.md: plays the user's part at a provider's login page (test/oauth/support).
+provider_login() { node "$__ROOT/test/oauth/support/provider-login-cli.mjs" "$@"; }
 trap 'echo "__DOC_ERR__ $? $LINENO \${BASH_LINENO[*]}" >&2' ERR
 `;
 
@@ -86,6 +90,7 @@ export async function runDoc(name: string, markdown: string, target: DocTarget, 
       ADMIN: target.operatorKey,
       ...(target.dataDir ? { PLINTH_DATA_DIR: target.dataDir } : {}),
       NODE_PATH: path.join(ROOT, 'node_modules'),
+      ...target.env,
       __WORK: work,
       __ROOT: ROOT,
     };

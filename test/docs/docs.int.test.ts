@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startStandalone, stopStandalone, type StandaloneProcess } from '../../gateway/src/testing/standalone-process';
 import { extractBlocks } from './doc-blocks';
+import { providersForDocs } from './providers-for-docs';
 import { ROOT, runDoc, type DocTarget } from './doc-runner';
 
 /** Fast bcrypt and a quick mail poll: docs read the dev mailbox right after asking for a mail. */
@@ -15,14 +16,18 @@ const SERVER_ENV = { PLINTH_BCRYPT_COST: '4', PLINTH_MAIL_POLL_MS: '100' };
 
 const DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 
-async function withServer<T>(fn: (target: DocTarget) => Promise<T>): Promise<T> {
+async function withServer<T>(doc: string, fn: (target: DocTarget) => Promise<T>): Promise<T> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-docs-'));
   let s: StandaloneProcess | undefined;
+  // docs/auth.md signs in with providers running on this machine, on a server of known address.
+  const providers = doc === 'docs/auth.md' ? await providersForDocs() : null;
   try {
-    s = await startStandalone(dataDir, SERVER_ENV);
-    return await fn({ url: s.url, publicKey: s.publicKey, secretKey: s.secretKey, operatorKey: s.operatorKey, dataDir });
+    s = await startStandalone(dataDir, { ...SERVER_ENV, ...providers?.serverEnv });
+    const env = await providers?.docEnv();
+    return await fn({ url: providers?.publicUrl ?? s.url, publicKey: s.publicKey, secretKey: s.secretKey, operatorKey: s.operatorKey, dataDir, env });
   } finally {
     if (s) await stopStandalone(s);
+    await providers?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -32,7 +37,7 @@ describe('every doc runs top to bottom on a fresh standalone server', () => {
     const markdown = fs.readFileSync(path.join(ROOT, doc), 'utf8');
     // A doc without ```sh blocks needs no server (extracting still checks its fences close).
     if (extractBlocks(markdown).length === 0) return;
-    const run = await withServer((target) => runDoc(doc, markdown, target));
+    const run = await withServer(doc, (target) => runDoc(doc, markdown, target));
     if (!run.ok) throw new Error(`${run.failure}\n\n${run.output.slice(-3000)}`);
     expect(run.failure).toBeNull();
   }, 150_000);

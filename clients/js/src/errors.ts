@@ -7,6 +7,8 @@ export type PlinthErrorCode =
   | 'mfa_required'
   | 'not_found'
   | 'conflict'
+  | 'account_exists'
+  | 'invalid_grant'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'

@@ -73,6 +73,7 @@ export function createClient<C extends object = UntypedCollections>(opts: Client
 export { Auth, type ConfirmOptions, type Proof, type SignUpInput } from './auth/auth';
 export type { AuthEvent, AuthListener, Session, User } from './auth/types';
 export { Mfa, MfaRequiredError, type MfaConfirmation, type MfaEnrollment, type MfaFactor, type SecondFactor } from './auth/mfa';
+export type { Identity, OAuthOptions } from './auth/oauth';
 export { localStorageAdapter, memoryStorage, type SessionStorage } from './storage';
 export { Collection } from './records/collection';
 export type { CreateOptions, VersionOptions } from './records/collection';

@@ -37,7 +37,9 @@ export function AuthSettings(props: { project: string; secret: string; onSaved: 
           setError(null);
           setSaved(false);
           try {
-            setS(await call<Settings>(props.secret, 'PATCH', path, s));
+            // Providers and redirect URLs are saved by their own panel (auth-providers.tsx): secrets are write-only.
+            const { providers: _providers, redirect_urls: _urls, ...rest } = s as Settings & { providers?: unknown; redirect_urls?: unknown };
+            setS(await call<Settings>(props.secret, 'PATCH', path, rest));
             setSaved(true);
             props.onSaved();
           } catch (err) {

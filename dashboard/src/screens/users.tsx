@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, projectPath, type User } from '../api';
 import { useProjectKey } from '../project-key';
 import { Confirm, Empty, ErrorBox, JsonView, parseJsonInput } from '../ui';
+import { AuthProviders, UserIdentities } from './auth-providers';
 import { AuthSettings } from './auth-settings';
 import { UserFactors } from './user-factors';
 
@@ -56,6 +57,7 @@ export function Users({ project }: { project: string }) {
     <section aria-labelledby="users-h">
       <h1 id="users-h">Users</h1>
       <AuthSettings project={project} secret={key} onSaved={() => setReload((n) => n + 1)} />
+      <AuthProviders project={project} secret={key} />
       <div class="row">
         <label>
           Search by e-mail
@@ -144,6 +146,7 @@ export function Users({ project }: { project: string }) {
           user={selected}
           secret={key}
           userPath={`${base}/${selected.id}`}
+          identities={<UserIdentities project={project} secret={key} userId={selected.id} />}
           onClaims={(claims) => act(`Claims of ${userLabel(selected)} saved.`, () => call(key, 'PATCH', `${base}/${selected.id}`, { claims }))}
           onDelete={() =>
             act(`${userLabel(selected)} deleted.`, async () => {
@@ -158,7 +161,7 @@ export function Users({ project }: { project: string }) {
   );
 }
 
-function UserPanel(props: { user: User; secret: string; userPath: string; onClaims: (c: unknown) => Promise<void>; onDelete: () => Promise<void>; onClose: () => void }) {
+function UserPanel(props: { user: User; secret: string; userPath: string; identities: preact.ComponentChildren; onClaims: (c: unknown) => Promise<void>; onDelete: () => Promise<void>; onClose: () => void }) {
   const [claims, setClaims] = useState(JSON.stringify(props.user.claims ?? {}, null, 2));
   const [error, setError] = useState<unknown>(null);
   const [confirming, setConfirming] = useState(false);
@@ -167,6 +170,7 @@ function UserPanel(props: { user: User; secret: string; userPath: string; onClai
       <h2>{userLabel(props.user)}</h2>
       <JsonView value={props.user} />
       <UserFactors secret={props.secret} userPath={props.userPath} label={userLabel(props.user)} />
+      {props.identities}
       <form
         onSubmit={async (e) => {
           e.preventDefault();

@@ -39,6 +39,8 @@ export interface ClusterOptions {
   gateways?: number;
   /** Extra environment for the gateway processes only (e.g. REDIS_URL for key-cache invalidation). */
   gatewayEnv?: Record<string, string>;
+  /** The first gateway's port, when it must be known before the services start (their PLINTH_PUBLIC_URL). */
+  gatewayPort?: number;
 }
 
 export interface RunningProcess {
@@ -69,8 +71,8 @@ async function healthy(url: string): Promise<boolean> {
   }
 }
 
-async function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv): Promise<RunningProcess> {
-  const port = await freePort();
+async function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, givenPort?: number): Promise<RunningProcess> {
+  const port = givenPort ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [path.join(ROOT, entry)], {
     env: { ...env, PORT: String(port) },
@@ -195,7 +197,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         AUTH_URL: urls.auth.join(','),
         MAILER_URL: urls.mailer.join(','),
         ...(urls.realtime.length ? { REALTIME_URL: urls.realtime.join(',') } : {}),
-      });
+      }, i === 0 ? opts.gatewayPort : undefined);
       processes.push(gateway);
       gatewayUrls.push(gateway.url);
     }

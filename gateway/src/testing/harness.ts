@@ -65,6 +65,8 @@ export function testTopology(): TestTopology {
 
 export interface TestPlinthOptions {
   env?: Record<string, string>;
+  /** The gateway's port (cluster: the gateway process; standalone: `url()`'s listener), e.g. to match PLINTH_PUBLIC_URL. */
+  gatewayPort?: number;
   /** Cluster topology: realtime replicas to run (default 0; standalone always has realtime in-process). */
   realtimeReplicas?: number;
   /** Standalone topology: the port `url()` listens on (default: any free port). */
@@ -113,6 +115,7 @@ async function startClusterPlinth(opts: TestPlinthOptions): Promise<TestPlinth> 
   const queueName = `test-mail-${process.pid}-${Date.now().toString(36)}-${++counter}`;
   const cluster = await startCluster({
     replicas: { records: 2, auth: 2, realtime: opts.realtimeReplicas ?? 0 },
+    gatewayPort: opts.gatewayPort,
     env: {
       REDIS_URL: redisUrl,
       PLINTH_MAIL_QUEUE: queueName,
@@ -198,7 +201,7 @@ async function startStandalonePlinth(opts: TestPlinthOptions): Promise<TestPlint
       if (!server) {
         server = http.createServer(standalone.gateway.app);
         server.on('upgrade', standalone.gateway.upgrade);
-        await new Promise<void>((r) => server!.listen(opts.port ?? 0, '127.0.0.1', r));
+        await new Promise<void>((r) => server!.listen(opts.gatewayPort ?? opts.port ?? 0, '127.0.0.1', r));
       }
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },

@@ -8,6 +8,8 @@ import { adminRoutes } from './routes/admin-routes';
 import { anonymousRoutes } from './routes/anonymous-routes';
 import { clientRoutes } from './routes/client-routes';
 import { mfaRoutes } from './routes/mfa-routes';
+import { identityRoutes } from './routes/identity-routes';
+import { oauthBrowserRoutes } from './routes/oauth-routes';
 import { requireAuthEnabled, requireProjectKey } from './routes/guards';
 import { projectRoutes } from './routes/project-routes';
 import { selfServiceRoutes } from './routes/self-service-routes';
@@ -16,6 +18,8 @@ import { createRateLimits, type RateLimitOptions } from './routes/rate-limits';
 
 /** `POST /v1/projects/{p}/auth/action`: the hosted action pages' form submissions. */
 const ACTION_PATH = /^\/v1\/projects\/[^/]+\/auth\/action\/?$/;
+/** `POST /v1/projects/{p}/auth/oauth/callback`: a provider's form_post answer (docs/auth.md "Sign-in with a provider"). */
+const OAUTH_CALLBACK_PATH = /^\/v1\/projects\/[^/]+\/auth\/oauth\/callback$/;
 export interface AuthAppDeps {
   /** Cluster: nonces of accepted internal credentials, shared by every replica (Redis). */
   nonceStore?: NonceStore;
@@ -35,6 +39,7 @@ export function createAuthApp(deps: AuthAppDeps): Express {
   const rateLimits = createRateLimits(deps.rateLimits);
   routes.use(projectRoutes(deps.auth));
   routes.use(actionRoutes(deps.auth, rateLimits));
+  routes.use(oauthBrowserRoutes(deps.auth, rateLimits));
   routes.use(
     '/v1/projects/:project/auth',
     requireProjectKey,
@@ -43,6 +48,7 @@ export function createAuthApp(deps: AuthAppDeps): Express {
     selfServiceRoutes(deps.auth, rateLimits),
     anonymousRoutes(deps.auth, rateLimits),
     mfaRoutes(deps.auth, rateLimits),
+    identityRoutes(deps.auth, rateLimits),
     adminRoutes(deps.auth),
   );
   const app = createServiceApp({
@@ -53,8 +59,8 @@ export function createAuthApp(deps: AuthAppDeps): Express {
     ready: deps.ready,
     logRequests: deps.logRequests,
     nonceStore: deps.nonceStore,
-    // The hosted action pages are plain HTML forms (no script); every other endpoint takes JSON only.
-    acceptsForm: (req) => req.method === 'POST' && ACTION_PATH.test(req.path),
+    // The hosted action pages and form_post callbacks are plain HTML forms; every other endpoint takes JSON only.
+    acceptsForm: (req) => req.method === 'POST' && (ACTION_PATH.test(req.path) || OAUTH_CALLBACK_PATH.test(req.path)),
     purge: (project) => purgeProject(deps.auth, project),
   });
   app.set('trust proxy', deps.trustProxy);

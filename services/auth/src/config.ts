@@ -47,6 +47,12 @@ export interface AuthConfig extends MailQueueConfig, NonceConfig, RevocationSync
   PLINTH_ANONYMOUS_MAX_IDLE_DAYS: number;
   /** Key material for the encryption of TOTP secrets at rest (default: derived from PLINTH_INTERNAL_SECRET). */
   PLINTH_MFA_KEY?: string;
+  /** The address users reach the gateway at; provider callbacks come back under it (docs/auth.md "Sign-in with a provider"). */
+  PLINTH_PUBLIC_URL: string;
+  /** Provider addresses (issuers, GitHub Enterprise) may be http: for local testing only. */
+  PLINTH_OAUTH_ALLOW_HTTP: boolean;
+  /** Longest wait for one request to a provider (discovery, keys, token, user), ms. */
+  PLINTH_OAUTH_FETCH_TIMEOUT_MS: number;
 }
 
 export const authConfigSchema = Joi.object<AuthConfig>({
@@ -69,4 +75,7 @@ export const authConfigSchema = Joi.object<AuthConfig>({
   PLINTH_TRUST_PROXY: Joi.number().integer().min(0).max(10).default(0),
   PLINTH_ANONYMOUS_MAX_IDLE_DAYS: Joi.number().positive().max(3650).default(30),
   PLINTH_MFA_KEY: Joi.string().min(32),
+  PLINTH_PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:8080'),
+  PLINTH_OAUTH_ALLOW_HTTP: Joi.boolean().default(false),
+  PLINTH_OAUTH_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(5000),
 });

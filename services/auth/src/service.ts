@@ -39,6 +39,10 @@ import { SqliteUserStore } from './store/sqlite-user-store';
 import type { UserStore } from './store/user-store';
 import { AccessTokens } from './tokens/access-tokens';
 import { SigningKeys } from './tokens/signing-keys';
+import { ProviderClients } from './oauth/provider-clients';
+
+/** Largest answer of a provider (discovery document, keys, token, user), bytes. */
+const MAX_PROVIDER_RESPONSE_BYTES = 1_000_000;
 
 export interface AuthServiceOptions {
   logRequests?: boolean;
@@ -152,12 +156,21 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     }),
     keys,
     tokens: new AccessTokens(keys, config.PLINTH_ISSUER, clock),
-    settings: new SettingsReader(users),
+    settings: new SettingsReader(users, config.PLINTH_OAUTH_ALLOW_HTTP),
     clock,
     announcements,
     background,
     anonymous: new AnonymousCleanup(users, config.PLINTH_ANONYMOUS_MAX_IDLE_DAYS * 86_400_000),
     factorSecrets: new FactorSecrets(config.PLINTH_MFA_KEY ?? config.PLINTH_INTERNAL_SECRET),
+    oauth: {
+      publicUrl: config.PLINTH_PUBLIC_URL.replace(/\/+$/, ''),
+      clients: new ProviderClients({
+        allowHttp: config.PLINTH_OAUTH_ALLOW_HTTP,
+        fetchTimeoutMs: config.PLINTH_OAUTH_FETCH_TIMEOUT_MS,
+        maxResponseBytes: MAX_PROVIDER_RESPONSE_BYTES,
+      }),
+      log: logger,
+    },
   };
 
   const app = createAuthApp({

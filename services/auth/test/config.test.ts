@@ -25,6 +25,9 @@ describe('auth configuration', () => {
       PLINTH_NONCE_PREFIX: 'plinth:internal:nonce:',
       PLINTH_MONGO_COMMIT_TIMEOUT_MS: 5000,
       PLINTH_REVOCATION_SYNC_PREFIX: 'plinth:auth:revocations:',
+      PLINTH_PUBLIC_URL: 'http://localhost:8080',
+      PLINTH_OAUTH_ALLOW_HTTP: false,
+      PLINTH_OAUTH_FETCH_TIMEOUT_MS: 5000,
     });
   });
 

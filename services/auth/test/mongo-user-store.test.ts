@@ -3,9 +3,15 @@ import { asProjectId, ConflictError, newId, toPlinthError } from '@plinth/shared
 import { callCount, createMingoDb, injectFault } from '@plinth/shared/testing/mingo-db';
 import { newUserRecord } from '../src/domain/new-user';
 import { MongoUserStore } from '../src/store/mongo-user-store';
+import { describeIdentityContract } from './identity-store-contract';
 import { describeUserStoreContract } from './user-store-contract';
 
 describeUserStoreContract('mongo on the mingo fake (query translation)', async () => {
+  const store = await MongoUserStore.open(createMingoDb());
+  return { store, cleanup: async () => {} };
+});
+
+describeIdentityContract('mongo on the mingo fake (query translation)', async () => {
   const store = await MongoUserStore.open(createMingoDb());
   return { store, cleanup: async () => {} };
 });

@@ -1,9 +1,20 @@
 import { asProjectId, ConflictError, openSqlite } from '@plinth/shared';
 import { newUserRecord } from '../src/domain/new-user';
 import { SqliteUserStore } from '../src/store/sqlite-user-store';
+import { describeIdentityContract } from './identity-store-contract';
 import { describeUserStoreContract } from './user-store-contract';
 
 describeUserStoreContract('sqlite', async () => {
+  const db = openSqlite(':memory:');
+  return {
+    store: new SqliteUserStore(db),
+    cleanup: async () => {
+      db.close();
+    },
+  };
+});
+
+describeIdentityContract('sqlite', async () => {
   const db = openSqlite(':memory:');
   return {
     store: new SqliteUserStore(db),

@@ -1,6 +1,7 @@
 import { PlinthError } from '../errors';
 import type { CallOptions, Transport } from '../transport';
 import { Mfa } from './mfa';
+import { browserWindow, oauthError, oauthResult, waitForPopup, withoutOAuthResult, type Identity, type OAuthOptions } from './oauth';
 import type { SessionManager } from './session-manager';
 import type { AuthListener, Session, User } from './types';
 
@@ -244,6 +245,67 @@ export class Auth {
     const body = proof ?? { refresh_token: (await this.sessions.current())?.refresh_token };
     await this.transport.request({ method: 'DELETE', path: '/auth/user', body, headers, signal: opts.signal });
     await this.sessions.clear();
+  }
+
+  /**
+   * Signs in with a provider configured for the project (docs/auth.md "Sign-in with a provider").
+   * Redirect mode navigates away (the promise never resolves); call `completeOAuthRedirect()` on
+   * the page the browser comes back to. Popup mode resolves with the session.
+   */
+  async signInWithOAuth(provider: string, opts: OAuthOptions = {}): Promise<Session> {
+    const win = browserWindow();
+    const here = new URL(win.location.href);
+    const redirectTo = opts.redirectTo ?? `${here.origin}${here.pathname}`;
+    const start = `${this.transport.endpoint(`/auth/oauth/${encodeURIComponent(provider)}/start`)}?redirect_to=${encodeURIComponent(redirectTo)}`;
+    if (opts.mode !== 'popup') {
+      win.location.assign(start);
+      return new Promise<Session>(() => {});
+    }
+    const back = await waitForPopup(start, redirectTo, opts.timeoutMs ?? 300_000);
+    const result = oauthResult(back);
+    if (!result) throw oauthError('oauth_failed', 'The sign-in came back without a code.');
+    if ('error' in result) throw oauthError(result.error, result.description);
+    return this.exchangeOAuthCode(result.code);
+  }
+
+  /**
+   * On the page a redirect sign-in came back to: trades its `code` for a session (stored), removes
+   * the code from the address bar, and answers the session; null when the address carries no
+   * sign-in result. An `error` there (e.g. `account_exists`) is thrown as a `PlinthError`.
+   */
+  async completeOAuthRedirect(url?: string, opts: CallOptions = {}): Promise<Session | null> {
+    const result = oauthResult(url ?? browserWindow().location.href);
+    if (!result) return null;
+    if (url === undefined) browserWindow().history.replaceState(null, '', withoutOAuthResult(browserWindow().location.href));
+    if ('error' in result) throw oauthError(result.error, result.description);
+    return this.exchangeOAuthCode(result.code, opts);
+  }
+
+  /**
+   * Trades a single-use exchange code (60 s) for a session and stores it. Used or unknown → 400
+   * `invalid_grant`; a user with two-factor sign-in on → `MfaRequiredError`, as for `signIn`.
+   */
+  async exchangeOAuthCode(code: string, opts: CallOptions = {}): Promise<Session> {
+    return this.mfa.signingIn(async () => this.sessions.save(await this.post<Session>('/oauth/exchange', { code }, opts), 'signed_in'));
+  }
+
+  /** The signed-in user's linked provider accounts. */
+  async identities(opts: CallOptions = {}): Promise<Identity[]> {
+    const headers = await this.requireUser(opts.signal);
+    return (await this.transport.request<{ identities: Identity[] }>({ method: 'GET', path: '/auth/identities', headers, signal: opts.signal })).identities;
+  }
+
+  /** Links a provider account to the signed-in user: sends this tab to the provider (the address it comes back to carries a code for `completeOAuthRedirect`). */
+  async linkIdentity(provider: string, redirectTo: string, opts: CallOptions = {}): Promise<void> {
+    const headers = await this.requireUser(opts.signal);
+    const { url } = await this.post<{ url: string }>(`/oauth/${encodeURIComponent(provider)}/link`, { redirect_to: redirectTo }, opts, headers);
+    browserWindow().location.assign(url);
+  }
+
+  /** Unlinks a provider; refused (409) when it is the user's last way to sign in. */
+  async unlinkIdentity(provider: string, opts: CallOptions = {}): Promise<void> {
+    const headers = await this.requireUser(opts.signal);
+    await this.transport.request({ method: 'DELETE', path: `/auth/identities/${encodeURIComponent(provider)}`, headers, signal: opts.signal });
   }
 
   private async requireUser(signal?: AbortSignal): Promise<Record<string, string>> {

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { providersPatchSchema, type ProviderMap, type ProvidersPatch } from './oauth-providers';
 
 /** Per-project Auth settings (docs/auth.md), `GET|PATCH /v1/projects/{p}/settings/auth`. */
 export interface AuthSettings {
@@ -21,7 +22,14 @@ export interface AuthSettings {
   reauthentication_window: number;
   /** `POST /auth/anonymous` may create anonymous users (no address, no password). */
   allow_anonymous: boolean;
+  /** Sign-in providers by name (docs/auth.md "Sign-in with a provider"); secrets are write-only. */
+  providers: ProviderMap;
+  /** Where the browser may be sent back after a provider sign-in (origin and path; at most 20). */
+  redirect_urls: string[];
 }
+
+/** Body of PATCH settings/auth as validated: `providers` entries are merged (flows/oauth-settings.ts). */
+export type AuthSettingsPatch = Partial<Omit<AuthSettings, 'providers'>> & { providers?: ProvidersPatch };
 
 /** A new project: Auth disabled, 15-minute access tokens, 30-day refresh tokens, 10-minute recent proof, no anonymous users. */
 export const DEFAULT_AUTH_SETTINGS: Readonly<AuthSettings> = Object.freeze({
@@ -34,10 +42,12 @@ export const DEFAULT_AUTH_SETTINGS: Readonly<AuthSettings> = Object.freeze({
   mail_from: null,
   reauthentication_window: 600,
   allow_anonymous: false,
+  providers: {},
+  redirect_urls: [],
 });
 
 /** Body of PATCH settings/auth: any subset of the fields, at least one. */
-export const authSettingsPatchSchema = Joi.object<Partial<AuthSettings>>({
+export const authSettingsPatchSchema = Joi.object<AuthSettingsPatch>({
   enabled: Joi.boolean().strict(),
   access_token_ttl: Joi.number().integer().strict().min(60).max(86_400),
   refresh_token_ttl: Joi.number().integer().strict().min(3600).max(365 * 86_400),
@@ -47,6 +57,10 @@ export const authSettingsPatchSchema = Joi.object<Partial<AuthSettings>>({
   mail_from: Joi.string().email({ tlds: false }).max(254).allow(null),
   reauthentication_window: Joi.number().integer().strict().min(1).max(86_400),
   allow_anonymous: Joi.boolean().strict(),
+  providers: providersPatchSchema,
+  redirect_urls: Joi.array()
+    .items(Joi.string().uri({ scheme: ['http', 'https'] }).max(2048).pattern(/^[^#]*$/, 'no fragment'))
+    .max(20),
 })
   .min(1)
   .messages({ 'object.min': 'must set at least one setting' });

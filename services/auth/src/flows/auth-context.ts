@@ -1,5 +1,7 @@
 import { newId, type Announcements, type ProjectId } from '@plinth/shared';
+import type { Logger } from 'pino';
 import type { Clock } from '../clock';
+import type { ProviderClients } from '../oauth/provider-clients';
 import type { HashTicket, PasswordHasher } from '../domain/passwords';
 import type { FactorSecrets } from '../domain/totp';
 import type { MailJob, MailKind, MailOutbox } from '../mail/mail-outbox';
@@ -29,6 +31,15 @@ export interface AuthContext {
   anonymous: AnonymousCleanup;
   /** Encryption of TOTP secrets at rest. */
   factorSecrets: FactorSecrets;
+  /** Sign-in with providers (flows/oauth-sign-in.ts). */
+  oauth: OAuthContext;
+}
+
+export interface OAuthContext {
+  /** The address users reach the gateway at (PLINTH_PUBLIC_URL), without a trailing slash: the callback is under it. */
+  publicUrl: string;
+  clients: ProviderClients;
+  log: Logger;
 }
 
 /**

@@ -5,6 +5,7 @@ import { authSettingsPatchSchema } from '../domain/auth-settings';
 import { validate } from '../domain/validation';
 import type { AuthContext } from '../flows/auth-context';
 import { mintToken, revokeMinted } from '../flows/mint-token';
+import { publicSettings } from '../flows/settings';
 import { RESERVED_CLAIMS } from '../tokens/access-tokens';
 import { requireProjectKey } from './guards';
 
@@ -65,13 +66,13 @@ export function projectRoutes(ctx: AuthContext): Router {
 
   r.get(`${base}/settings/auth`, requireProjectKey, async (_req, res) => {
     const { project } = requireSecretKey(res);
-    res.json(await ctx.settings.get(project));
+    res.json(publicSettings(await ctx.settings.get(project)));
   });
 
   r.patch(`${base}/settings/auth`, requireProjectKey, async (req, res) => {
     const { project } = requireSecretKey(res);
     const patch = validate(authSettingsPatchSchema, req.body);
-    res.json(await ctx.settings.patch(project, patch));
+    res.json(publicSettings(await ctx.settings.patch(project, patch)));
   });
 
   return r;

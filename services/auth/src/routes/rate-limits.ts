@@ -9,7 +9,7 @@ import { SignInFailures } from './sign-in-failures';
 /** The window of every Auth rate limit (docs/auth.md). */
 export const RATE_WINDOW_MS = 5 * 60_000;
 
-export type LimitedEndpoint = 'signin' | 'signup' | 'otp-request' | 'otp-redeem' | 'forgot' | 'refresh' | 'account' | 'anonymous' | 'mfa';
+export type LimitedEndpoint = 'signin' | 'signup' | 'otp-request' | 'otp-redeem' | 'forgot' | 'refresh' | 'account' | 'anonymous' | 'mfa' | 'oauth';
 
 export interface RateLimitOptions {
   /** Requests per IP per endpoint per window (refresh gets 5×). */
@@ -100,6 +100,8 @@ export function createRateLimits(opts: RateLimitOptions): RateLimits {
     anonymous: build('anonymous'),
     /** The second step of a two-factor sign-in (wrong codes also count per (IP, user) in codeFailures). */
     mfa: build('mfa'),
+    /** Provider sign-in starts, callbacks and exchanges: each start stores a state. */
+    oauth: build('oauth'),
   };
   return {
     endpoints,

@@ -1,7 +1,9 @@
 import type { ClientSession, Collection, Db, MongoServerError, TransactionOptions } from 'mongodb';
 import { ensureMongoIndex, loadMongodb, transactionOptions, UnavailableError, type ProjectId } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
+import { MongoIdentities } from './mongo-identities';
 import type {
+  IdentityRecord,
   OneTimeToken,
   OneTimeTokenKind,
   OtpIssue,
@@ -72,6 +74,7 @@ export class MongoUserStore implements UserStore {
   private readonly keys: Collection<KeyDoc>;
   private readonly settings: Collection<SettingsDoc>;
   private readonly mailSlots: Collection<MailSlotDoc>;
+  private readonly identities: MongoIdentities;
   private readonly transactionOptions: TransactionOptions;
   private readonly searchTimeMs: number;
 
@@ -89,6 +92,7 @@ export class MongoUserStore implements UserStore {
     this.keys = db.collection<KeyDoc>('auth_signing_keys', WRITE);
     this.settings = db.collection<SettingsDoc>('auth_settings', WRITE);
     this.mailSlots = db.collection<MailSlotDoc>('auth_mail_slots', WRITE);
+    this.identities = new MongoIdentities(db);
   }
 
   /** Creates the indexes the guarantees rely on (unique e-mail per project, one OTP per e-mail). */
@@ -106,6 +110,7 @@ export class MongoUserStore implements UserStore {
     await ensureMongoIndex(store.otps, { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
     await ensureMongoIndex(store.keys, { project: 1, created_at: -1 }, { name: 'project_created' });
     await ensureMongoIndex(store.mailSlots, { project: 1, key: 1 }, { name: 'project_key', unique: true });
+    await store.identities.ensureIndexes();
     await store.foldOlderNames();
     return store;
   }
@@ -160,6 +165,7 @@ export class MongoUserStore implements UserStore {
     return this.transaction(async (session) => {
       const r = await this.users.deleteOne({ _id: `${project}/${id}` }, { session });
       await this.tokens.deleteMany({ project, user_id: id }, { session });
+      await this.identities.deleteOfUser(project, id, session);
       await this.mailSlots.deleteMany({ project, key: { $in: slots } }, { session });
       await this.factors.deleteOfUser(project, id, session);
       return r.deletedCount > 0;
@@ -204,6 +210,22 @@ export class MongoUserStore implements UserStore {
     if (!d) return null;
     const { _id, project: _p, expires_at, ...token } = d;
     return { ...token, expires_at: expires_at.getTime() };
+  }
+
+  async linkIdentity(project: ProjectId, identity: IdentityRecord): Promise<void> {
+    await this.identities.link(project, identity);
+  }
+
+  async getIdentity(project: ProjectId, provider: string, subject: string): Promise<IdentityRecord | null> {
+    return this.identities.get(project, provider, subject);
+  }
+
+  async listIdentities(project: ProjectId, userId: string): Promise<IdentityRecord[]> {
+    return this.identities.list(project, userId);
+  }
+
+  async unlinkIdentity(project: ProjectId, userId: string, provider: string): Promise<boolean> {
+    return this.identities.unlink(project, userId, provider);
   }
 
   async deleteOneTimeTokens(project: ProjectId, userId: string, kinds: readonly OneTimeTokenKind[]): Promise<void> {
@@ -283,6 +305,7 @@ export class MongoUserStore implements UserStore {
 
   async purgeProject(project: ProjectId): Promise<void> {
     await this.users.deleteMany({ project });
+    await this.identities.collection.deleteMany({ project });
     await this.tokens.deleteMany({ project });
     await this.otps.deleteMany({ project });
     await this.keys.deleteMany({ project });

@@ -1,6 +1,9 @@
 import { deleteInSteps, isSqliteUniqueViolation, type ProjectId, type SqliteDatabase } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
+import { SqliteIdentities } from './sqlite-identities';
+import { allowUsersWithoutEmail } from './sqlite-users-without-email';
 import type {
+  IdentityRecord,
   OneTimeToken,
   OneTimeTokenKind,
   OtpIssue,
@@ -48,6 +51,7 @@ const ADDED_COLUMNS: ReadonlyArray<readonly [string, string, string]> = [
   ['auth_one_time_tokens', 'email', 'TEXT'],
   ['auth_one_time_tokens', 'sid', 'TEXT'],
   ['auth_users', 'is_anonymous', 'INTEGER NOT NULL DEFAULT 0'],
+  ['auth_one_time_tokens', 'data', 'TEXT'],
 ];
 
 /** Indexes on added columns, made after ADDED_COLUMNS. Only anonymous users are in this one, so other writes never touch it. */
@@ -107,41 +111,20 @@ function emailTaken(err: unknown): never {
   throw err;
 }
 
-/**
- * The first releases had `email TEXT NOT NULL`; anonymous users have none. SQLite cannot drop a
- * NOT NULL, so the table is rebuilt once (same columns, same rows; its indexes are made again
- * from SCHEMA and ADDED_INDEXES), in one transaction: a crash leaves the old table.
- */
-function allowUsersWithoutEmail(db: SqliteDatabase): void {
-  const emailRequired = () =>
-    (db.prepare('PRAGMA table_info(auth_users)').all() as Array<{ name: string; notnull: number }>).some((c) => c.name === 'email' && c.notnull === 1);
-  if (!emailRequired()) return;
-  db.transaction(() => {
-    // Read again under the write lock: another process starting at the same time may have rebuilt it.
-    if (!emailRequired()) return;
-    const columns = db.prepare('PRAGMA table_info(auth_users)').all() as Array<{ name: string }>;
-    const { sql } = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'auth_users'").get() as { sql: string };
-    const names = columns.map((c) => c.name).join(', ');
-    db.exec(sql.replace(/^CREATE TABLE "?auth_users"?/, 'CREATE TABLE auth_users_rebuilt').replace(/\bemail TEXT NOT NULL\b/, 'email TEXT'));
-    db.exec(`INSERT INTO auth_users_rebuilt (${names}) SELECT ${names} FROM auth_users`);
-    db.exec('DROP TABLE auth_users');
-    db.exec('ALTER TABLE auth_users_rebuilt RENAME TO auth_users');
-    db.exec(SCHEMA);
-  }).immediate();
-}
-
 /** UserStore on SQLite (standalone mode). All methods are synchronous underneath, hence atomic. */
 export class SqliteUserStore implements UserStore {
   readonly factors: SqliteFactorStore;
+  private readonly identities: SqliteIdentities;
 
   constructor(private readonly db: SqliteDatabase) {
     db.exec(SCHEMA);
     this.factors = new SqliteFactorStore(db);
+    this.identities = new SqliteIdentities(db);
     for (const [table, column, definition] of ADDED_COLUMNS) {
       const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
       if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
     }
-    allowUsersWithoutEmail(db);
+    allowUsersWithoutEmail(db, SCHEMA);
     db.exec(ADDED_INDEXES);
     // A search folds case as the MongoDB store does (foldCase); SQLite's lower() is ASCII-only.
     db.function('plinth_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? foldCase(s) : s));
@@ -201,6 +184,7 @@ export class SqliteUserStore implements UserStore {
   async deleteUser(project: ProjectId, id: string): Promise<boolean> {
     const del = this.db.transaction(() => {
       this.db.prepare('DELETE FROM auth_one_time_tokens WHERE project = ? AND user_id = ?').run(project, id);
+      this.identities.deleteOfUser(project, id);
       const slot = this.db.prepare('DELETE FROM auth_mail_slots WHERE project = ? AND key = ?');
       for (const kind of ONE_TIME_TOKEN_KINDS) slot.run(project, mailSlotKey(kind, id));
       deleteFactorsOfUser(this.db, project, id);
@@ -253,10 +237,10 @@ export class SqliteUserStore implements UserStore {
   async putOneTimeToken(project: ProjectId, token: OneTimeToken): Promise<void> {
     this.db
       .prepare(
-        `INSERT INTO auth_one_time_tokens (project, token_hash, kind, user_id, expires_at, email, sid)
-         VALUES (@project, @token_hash, @kind, @user_id, @expires_at, @email, @sid)`,
+        `INSERT INTO auth_one_time_tokens (project, token_hash, kind, user_id, expires_at, email, sid, data)
+         VALUES (@project, @token_hash, @kind, @user_id, @expires_at, @email, @sid, @data)`,
       )
-      .run({ project, ...token, email: token.email ?? null, sid: token.sid ?? null });
+      .run({ project, ...token, email: token.email ?? null, sid: token.sid ?? null, data: token.data ?? null });
   }
 
   async consumeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<string | null> {
@@ -269,12 +253,12 @@ export class SqliteUserStore implements UserStore {
       const row = this.db
         .prepare(
           `DELETE FROM auth_one_time_tokens WHERE project = ? AND token_hash = ? AND kind = ?
-           RETURNING token_hash, kind, user_id, expires_at, email, sid`,
+           RETURNING token_hash, kind, user_id, expires_at, email, sid, data`,
         )
-        .get(project, tokenHash, kind) as (Omit<OneTimeToken, 'email' | 'sid'> & { email: string | null; sid: string | null }) | undefined;
+        .get(project, tokenHash, kind) as (Omit<OneTimeToken, 'email' | 'sid' | 'data'> & { email: string | null; sid: string | null; data: string | null }) | undefined;
       if (!row) return null;
-      const { email, sid, ...token } = row;
-      return { ...token, ...(email === null ? {} : { email }), ...(sid === null ? {} : { sid }) };
+      const { email, sid, data, ...token } = row;
+      return { ...token, ...(email === null ? {} : { email }), ...(sid === null ? {} : { sid }), ...(data === null ? {} : { data }) };
     });
     return consume.immediate();
   }
@@ -284,6 +268,22 @@ export class SqliteUserStore implements UserStore {
     this.db.transaction(() => {
       for (const kind of kinds) del.run(project, userId, kind);
     }).immediate();
+  }
+
+  async linkIdentity(project: ProjectId, identity: IdentityRecord): Promise<void> {
+    this.identities.link(project, identity);
+  }
+
+  async getIdentity(project: ProjectId, provider: string, subject: string): Promise<IdentityRecord | null> {
+    return this.identities.get(project, provider, subject);
+  }
+
+  async listIdentities(project: ProjectId, userId: string): Promise<IdentityRecord[]> {
+    return this.identities.list(project, userId);
+  }
+
+  async unlinkIdentity(project: ProjectId, userId: string, provider: string): Promise<boolean> {
+    return this.identities.unlink(project, userId, provider);
   }
 
   async deleteOtp(project: ProjectId, email: string): Promise<void> {
@@ -372,7 +372,7 @@ export class SqliteUserStore implements UserStore {
 
   async purgeProject(project: ProjectId): Promise<void> {
     this.db.transaction(() => {
-      for (const table of ['auth_users', 'auth_one_time_tokens', 'auth_otps', 'auth_mail_slots', 'auth_signing_keys', 'auth_settings', ...FACTOR_TABLES]) {
+      for (const table of ['auth_users', 'auth_identities', 'auth_one_time_tokens', 'auth_otps', 'auth_mail_slots', 'auth_signing_keys', 'auth_settings', ...FACTOR_TABLES]) {
         this.db.prepare(`DELETE FROM ${table} WHERE project = ?`).run(project);
       }
     })();

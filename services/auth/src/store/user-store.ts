@@ -42,11 +42,14 @@ export interface UserListQuery {
 }
 
 /**
- * Purpose of a one-time link token. `email-change-cancel` is the link of the notice to the old
- * address: it cancels the pending change.
+ * Purpose of a one-time token. `email-change-cancel` is the link of the notice to the old
+ * address: it cancels the pending change. The `oauth-` kinds are the codes of a provider sign-in
+ * (flows/oauth-grants.ts): never mailed, so they have no mail slots.
  */
-export type OneTimeTokenKind = 'verify' | 'reset' | 'email-change' | 'email-change-cancel';
-export const ONE_TIME_TOKEN_KINDS: readonly OneTimeTokenKind[] = ['verify', 'reset', 'email-change', 'email-change-cancel'];
+export type MailedTokenKind = 'verify' | 'reset' | 'email-change' | 'email-change-cancel';
+export type OneTimeTokenKind = MailedTokenKind | 'oauth-state' | 'oauth-exchange' | 'oauth-link';
+/** The kinds of mailed links (each has a mail slot per user). */
+export const ONE_TIME_TOKEN_KINDS: readonly MailedTokenKind[] = ['verify', 'reset', 'email-change', 'email-change-cancel'];
 
 /** The mail-throttle key of a user's mail of one kind (claimMailSlot); deleteUser deletes all of a user's. */
 export function mailSlotKey(kind: OneTimeTokenKind, userId: string): string {
@@ -64,6 +67,28 @@ export interface OneTimeToken {
   email?: string;
   /** `email-change`: the session that asked for the change; the change ends with it. */
   sid?: string;
+  /** `oauth-` kinds: what the flow keeps with the code (JSON, at most a few kilobytes). */
+  data?: string;
+}
+
+/**
+ * A provider account linked to a user (docs/auth.md "Linked identities"). One per provider per
+ * user; a provider account belongs to one user of the project.
+ */
+export interface IdentityRecord {
+  provider: string;
+  /** The provider's id of the account (`sub`, or GitHub's numeric user id). */
+  subject: string;
+  user_id: string;
+  /** The address the provider gave at the last sign-in, and whether it said it was verified. */
+  email: string | null;
+  email_verified: boolean;
+  created_at: string;
+}
+
+/** What adapters throw when the provider account, or the user's identity of that provider, is taken. */
+export function identityTakenError(): ConflictError {
+  return new ConflictError('This provider account is already linked.', { field: 'identity' });
 }
 
 export interface OtpIssue {
@@ -104,8 +129,8 @@ export interface UserStore {
   /** Applies the patch and returns the new user; null when absent. ConflictError on a taken e-mail. */
   updateUser(project: ProjectId, id: string, patch: UserPatch): Promise<UserRecord | null>;
   /**
-   * Deletes the user (freeing the e-mail), their one-time tokens, their mail-throttle slots
-   * (mailSlotKey) and their second factors and challenges, all or nothing. False when absent.
+   * Deletes the user (freeing the e-mail), their one-time tokens, their linked identities, their
+   * mail-throttle slots (mailSlotKey) and their second factors and challenges, all or nothing. False when absent.
    */
   deleteUser(project: ProjectId, id: string): Promise<boolean>;
   /** A page ordered by created_at then id, with the total number of matches. */
@@ -129,6 +154,15 @@ export interface UserStore {
   takeOneTimeToken(project: ProjectId, kind: OneTimeTokenKind, tokenHash: string, now: number): Promise<OneTimeToken | null>;
   /** Deletes every outstanding one-time token of these kinds of the user (a password change ends older reset links). */
   deleteOneTimeTokens(project: ProjectId, userId: string, kinds: readonly OneTimeTokenKind[]): Promise<void>;
+
+  /** Links a provider account to a user. ConflictError (identityTakenError) when the account or the user's identity of that provider exists. */
+  linkIdentity(project: ProjectId, identity: IdentityRecord): Promise<void>;
+  /** Null when the provider account is linked to no user of the project. */
+  getIdentity(project: ProjectId, provider: string, subject: string): Promise<IdentityRecord | null>;
+  /** The user's identities, oldest first. */
+  listIdentities(project: ProjectId, userId: string): Promise<IdentityRecord[]>;
+  /** Removes the user's identity of that provider; false when there was none. */
+  unlinkIdentity(project: ProjectId, userId: string, provider: string): Promise<boolean>;
 
   /**
    * Replaces the e-mail's OTP code (one live code per e-mail, attempts reset) unless a code was
@@ -163,7 +197,7 @@ export interface UserStore {
   putSettings(project: ProjectId, settings: AuthSettings): Promise<void>;
 
   /**
-   * Deletes every user (with their password hashes), one-time token, OTP code, mail-throttle
+   * Deletes every user (with their password hashes), linked identity, one-time token, OTP code, mail-throttle
    * slot, second factor, sign-in challenge, signing key and the settings of the project, when the project is deleted. Idempotent.
    */
   purgeProject(project: ProjectId): Promise<void>;

@@ -10,6 +10,9 @@ const AUTH_ENDPOINTS: Array<Omit<Call, 'project'>> = [
   { method: 'post', path: '/auth/otp/request', body: { email: 'a@example.com' } },
   { method: 'post', path: '/auth/otp/redeem', body: { email: 'a@example.com', code: '123456' } },
   { method: 'post', path: '/auth/refresh', body: { refresh_token: 'frt_x' } },
+  { method: 'get', path: '/auth/oauth/google/start?redirect_to=https%3A%2F%2Fapp.example%2F', key: 'none' },
+  { method: 'get', path: '/auth/oauth/callback?state=s&code=c', key: 'none' },
+  { method: 'post', path: '/auth/oauth/exchange', body: { code: 'x'.repeat(43) } },
   { method: 'post', path: '/auth/signout', body: { refresh_token: 'frt_x' } },
   { method: 'post', path: '/auth/signout-all', userToken: 'x' },
   { method: 'get', path: '/auth/user', userToken: 'x' },
@@ -46,6 +49,8 @@ describe('Auth API: settings, and Auth disabled by default', () => {
       mail_from: null,
       reauthentication_window: 600,
       allow_anonymous: false,
+      providers: {},
+      redirect_urls: [],
     });
   });
 
@@ -112,7 +117,9 @@ describe('Auth API: settings, and Auth disabled by default', () => {
 
   it('without a project key the gateway answers 401 on every Auth endpoint and on settings', async () => {
     const p = await t.enabledProject();
-    for (const c of [...AUTH_ENDPOINTS, { method: 'get', path: '/settings/auth' } as const, { method: 'post', path: '/auth/tokens' } as const]) {
+    // The provider sign-in's browser navigations (start, callback) take no key: their state and cookie guard them.
+    const keyed = AUTH_ENDPOINTS.filter((c) => c.key !== 'none');
+    for (const c of [...keyed, { method: 'get', path: '/settings/auth' } as const, { method: 'post', path: '/auth/tokens' } as const]) {
       const r = await t.call({ ...c, key: 'none', project: p });
       expect([c.path, r.status, r.body.error]).toEqual([c.path, 401, 'unauthorized']);
     }
