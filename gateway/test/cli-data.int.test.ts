@@ -18,7 +18,7 @@ describe('plinth CLI: collections, records, users, apply/pull, doctor', () => {
   beforeAll(async () => {
     // Mail links lead to this server, as a real one's do (doctor checks that they answer).
     const port = await freePort();
-    t = await startTestPlinth({ env: { PLINTH_MAIL_POLL_MS: '50', PLINTH_PUBLIC_URL: `http://127.0.0.1:${port}` }, port });
+    t = await startTestPlinth({ env: { PLINTH_MAIL_POLL_MS: '50', PLINTH_PUBLIC_URL: `http://127.0.0.1:${port}` }, gatewayPort: port });
     url = await t.url();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-cli-'));
   });

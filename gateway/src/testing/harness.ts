@@ -69,8 +69,6 @@ export interface TestPlinthOptions {
   gatewayPort?: number;
   /** Cluster topology: realtime replicas to run (default 0; standalone always has realtime in-process). */
   realtimeReplicas?: number;
-  /** Standalone topology: the port `url()` listens on (default: any free port). */
-  port?: number;
 }
 
 export async function startTestPlinth(opts: TestPlinthOptions = {}): Promise<TestPlinth> {
@@ -201,7 +199,7 @@ async function startStandalonePlinth(opts: TestPlinthOptions): Promise<TestPlint
       if (!server) {
         server = http.createServer(standalone.gateway.app);
         server.on('upgrade', standalone.gateway.upgrade);
-        await new Promise<void>((r) => server!.listen(opts.gatewayPort ?? opts.port ?? 0, '127.0.0.1', r));
+        await new Promise<void>((r) => server!.listen(opts.gatewayPort ?? 0, '127.0.0.1', r));
       }
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
