@@ -28,67 +28,18 @@
  * Test-only. It implements the subset of the driver our adapters use; calling anything else
  * throws, so an adapter that starts using a new driver method fails loudly here.
  */
-import { MongoInvalidArgumentError, MongoServerError, type Db, type Document } from 'mongodb';
+import { MongoServerError, type Db, type Document } from 'mongodb';
 import { clone, getPath, sameBytes, toStored, utf8Ordered, withId } from './mingo-bson';
 import { scored, textSearch } from './mingo-text';
-import { FakeCursor, type Sort } from './mingo-cursor';
+import { FakeCursor } from './mingo-cursor';
 import { SERVER_QUERY_OPTIONS, serverFilter } from './mingo-filter';
 import { Aggregator, Query, find as mingoFind, update as mingoUpdate } from 'mingo';
 import { FakeSession, MingoControl, registerControl, type FaultOp } from './mingo-faults';
 import { admitIndex, namespaceNotFound, requireIndexedPlan, runIndexBuild, type BuildOptions } from './mingo-server';
+import { requireOperators, sessionOf, type Doc, type Filter, type FindOptions, type IndexOptions, type IndexSpec, type UpdateOptions, type WriteOptions } from './mingo-options';
 
 export { callCount, holdNext, injectFault, stallCommits, transientError, type FaultOp, type FaultSpec } from './mingo-faults';
 export { MAX_INDEXES_PER_COLLECTION, nextQuorumStall, noTableScan, setReplicaSet } from './mingo-server';
-
-type Doc = Document & { _id?: unknown };
-type Filter = Document;
-
-interface IndexSpec {
-  name: string;
-  key: { [field: string]: 1 | -1 | string };
-  unique: boolean;
-  sparse?: boolean;
-  partialFilterExpression?: Filter;
-  expireAfterSeconds?: number;
-}
-interface IndexOptions extends BuildOptions {
-  unique?: boolean;
-  sparse?: boolean;
-  name?: string;
-  partialFilterExpression?: Filter;
-  expireAfterSeconds?: number;
-  /** Set by createIndexes: the build was aborted (maxTimeMS) while this call was held. */
-  signal?: { aborted: boolean };
-}
-
-function sessionOf(opts: { session?: unknown } | undefined): FakeSession | undefined {
-  return opts?.session instanceof FakeSession ? opts.session : undefined;
-}
-
-interface FindOptions {
-  sort?: Sort;
-  limit?: number;
-  skip?: number;
-  projection?: Document;
-  session?: unknown;
-  maxTimeMS?: number;
-}
-interface WriteOptions {
-  session?: unknown;
-  writeConcern?: unknown;
-}
-interface UpdateOptions extends WriteOptions {
-  upsert?: boolean;
-  returnDocument?: 'before' | 'after';
-  sort?: Sort;
-}
-
-function requireOperators(update: Document): void {
-  const keys = Object.keys(update);
-  if (keys.length === 0 || !keys.every((k) => k.startsWith('$'))) {
-    throw new MongoInvalidArgumentError('Update document requires atomic operators');
-  }
-}
 
 export class FakeCollection {
   private docs: Doc[] = [];
