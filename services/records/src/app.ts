@@ -78,7 +78,7 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
     collections,
     records,
     importer,
-    simulation: new RuleSimulation(collections, deps.policy, deps.clock),
+    simulation: new RuleSimulation(collections, deps.policy, deps.clock, deps.store),
     authenticateUser,
     rateLimits: deps.rateLimits && createRecordsRateLimits(deps.rateLimits),
   });

@@ -1,4 +1,5 @@
 import type { Collection, JsonValue, KeyKind, Predicate, RecordDoc } from '@plinth/shared';
+import type { LookupReader } from '../rules/lookup-reader';
 
 /** The verified user behind `X-Db-User-Token`, as rules see it (`auth.*`). */
 export interface AuthInfo {
@@ -17,6 +18,8 @@ export interface AccessContext {
   auth: AuthInfo | null;
   /** `request.time`. */
   now: Date;
+  /** What get() and exists() read through (rules/rule-lookups.ts); without it they deny. */
+  lookups?: LookupReader;
 }
 
 /**

@@ -32,6 +32,7 @@ import { noPublish, type PublishChange } from './publish-change';
 import { RelationDeletes } from './relation-deletes';
 import { expandRecords, parseExpand, type ExpandDeps, type ExpandTree } from './relation-expand';
 import { checkRelationTargets } from './relation-writes';
+import { settleRules, withRuleLookups } from './lookup-session';
 
 /** Idempotency keys are remembered this long (docs/records.md). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -58,6 +59,8 @@ export interface Subscription extends ResolvedSubscription {
   order: { orderBy: string; direction: SortDirection };
   /** Present when the request asked for `snapshot: true`. */
   snapshot?: Page;
+  /** The records the read rule looked up (get/exists), when it looked any up. */
+  lookups?: Array<{ collection: string; id: string }>;
 }
 
 export interface Created {
@@ -118,6 +121,11 @@ export class RecordOperations {
     this.related = { store, policy, collections, limits };
   }
 
+  /** The caller with its request's lookup memo, the read rule's lookups read (lookup-session.ts). */
+  private ruled(caller: Caller, collection: Collection): Promise<Caller> {
+    return withRuleLookups(this.store, this.policy, caller, collection, this.clock());
+  }
+
   /** Whether the read rule lets this caller see `record` (always, with the secret key). */
   private canRead(caller: Caller, collection: Collection, record: RecordDoc, now: Date): boolean {
     if (bypassesRules(caller)) return true;
@@ -138,8 +146,9 @@ export class RecordOperations {
     return residual;
   }
 
-  async query(caller: Caller, name: string, params: { [k: string]: unknown }): Promise<Page> {
-    const collection = await this.collections.load(caller.project, name);
+  async query(asker: Caller, name: string, params: { [k: string]: unknown }): Promise<Page> {
+    const collection = await this.collections.load(asker.project, name);
+    const caller = await this.ruled(asker, collection);
     const { expand, ...rest } = params;
     const q = parseListQuery(collection, rest);
     const predicate = andP(q.shape.where, this.readFilter(caller, collection));
@@ -164,8 +173,9 @@ export class RecordOperations {
    * `GET …/aggregate`: count, sums and means over exactly the records a list with the same where
    * would return to this caller (the where AND the read rule's residual), in one store query.
    */
-  async aggregate(caller: Caller, name: string, params: { [k: string]: unknown }): Promise<Aggregates> {
-    const collection = await this.collections.load(caller.project, name);
+  async aggregate(asker: Caller, name: string, params: { [k: string]: unknown }): Promise<Aggregates> {
+    const collection = await this.collections.load(asker.project, name);
+    const caller = await this.ruled(asker, collection);
     const a = parseAggregateQuery(collection, params);
     const predicate = andP(a.where, this.readFilter(caller, collection));
     const result = await this.store.aggregateRecords(caller.project, collection, {
@@ -188,8 +198,9 @@ export class RecordOperations {
    * caller, and optionally the first page of exactly that query (GET …/records continues it with
    * the returned cursor and the same where, orderBy and direction).
    */
-  async subscribe(caller: Caller, name: string, rawBody: unknown): Promise<Subscription> {
-    const collection = await this.collections.load(caller.project, name);
+  async subscribe(asker: Caller, name: string, rawBody: unknown): Promise<Subscription> {
+    const collection = await this.collections.load(asker.project, name);
+    const caller = await this.ruled(asker, collection);
     const b = body(rawBody ?? {});
     refuseUnknownKeys(b, ['where', 'orderBy', 'direction', 'snapshot', 'limit', 'expand']);
     if (b.snapshot !== undefined && typeof b.snapshot !== 'boolean') {
@@ -223,6 +234,8 @@ export class RecordOperations {
       order: { orderBy: q.shape.orderBy, direction: q.shape.direction },
       limit: resolved.limit,
       expires_at: resolved.expires_at,
+      // The records the read rule looked up: realtime resolves the subscription again when one changes.
+      ...(caller.lookups && caller.lookups.traces().length > 0 ? { lookups: caller.lookups.traces().map(({ collection: c, id }) => ({ collection: c, id })) } : {}),
     };
     if (b.snapshot === true) {
       subscription.snapshot = await this.page(caller, collection, { ...q, limit: resolved.limit }, resolved.predicate, tree);
@@ -257,8 +270,9 @@ export class RecordOperations {
   }
 
   /** 404 when absent, and when the record exists but fails the read residual. */
-  async get(caller: Caller, name: string, id: string, params: { [k: string]: unknown } = {}): Promise<RecordDoc> {
-    const collection = await this.collections.load(caller.project, name);
+  async get(asker: Caller, name: string, id: string, params: { [k: string]: unknown } = {}): Promise<RecordDoc> {
+    const collection = await this.collections.load(asker.project, name);
+    const caller = await this.ruled(asker, collection);
     const residual = this.readFilter(caller, collection);
     const tree = await parseExpand(this.related, caller, collection, params.expand);
     const found =
@@ -278,15 +292,16 @@ export class RecordOperations {
     return (await expandRecords(this.related, caller, tree, [found], this.clock()))[0] as RecordDoc;
   }
 
-  async create(caller: Caller, name: string, rawBody: unknown, idempotencyKey: string | undefined): Promise<Created> {
-    const collection = await this.collections.load(caller.project, name);
+  async create(asker: Caller, name: string, rawBody: unknown, idempotencyKey: string | undefined): Promise<Created> {
+    const collection = await this.collections.load(asker.project, name);
+    const caller = await this.ruled(asker, collection);
     const b = body(rawBody);
     refuseUnknownKeys(b, ['data']);
     const data = validateNewData(collection, b.data ?? {}, this.limits);
     const now = this.clock();
     const stamp = now.toISOString();
     const record: RecordDoc = { id: newId('rec_'), version: 1, created_at: stamp, updated_at: stamp, ...data };
-    if (!bypassesRules(caller) && !this.policy.canCreate(accessContext(caller, now), collection, record)) {
+    if (!bypassesRules(caller) && !(await settleRules(caller, () => this.policy.canCreate(accessContext(caller, now), collection, record)))) {
       throw deniedByRules(caller, 'Security rules do not allow creating this record.');
     }
     await checkRelationTargets(this.related, caller, collection, record, Object.keys(data), now);
@@ -315,8 +330,9 @@ export class RecordOperations {
    * the caller cannot read, 403 otherwise), then the version, so a stale version never reveals a
    * hidden record. The answer is the record only when the caller may read it afterwards.
    */
-  async update(caller: Caller, name: string, id: string, rawBody: unknown): Promise<WriteResult> {
-    const collection = await this.collections.load(caller.project, name);
+  async update(asker: Caller, name: string, id: string, rawBody: unknown): Promise<WriteResult> {
+    const collection = await this.collections.load(asker.project, name);
+    const caller = await this.ruled(asker, collection);
     const b = body(rawBody);
     refuseUnknownKeys(b, ['data', 'version']);
     const expected = parseVersion(b.version, 'body');
@@ -331,7 +347,7 @@ export class RecordOperations {
         updated_at: now.toISOString(),
         ...mergeData(collection, before, b.data, this.limits),
       };
-      if (!bypassesRules(caller) && !this.policy.canUpdate(accessContext(caller, now), collection, before, after)) {
+      if (!bypassesRules(caller) && !(await settleRules(caller, () => this.policy.canUpdate(accessContext(caller, now), collection, before, after)))) {
         this.refuseWrite(caller, collection, before, now, 'Security rules do not allow this update.');
       }
       if (expected !== undefined && before.version !== expected) throw stale(before, this.canRead(caller, collection, before, now));
@@ -347,14 +363,15 @@ export class RecordOperations {
     throw new ConflictError('The record is being changed concurrently; retry.', { id });
   }
 
-  async delete(caller: Caller, name: string, id: string, rawVersion: unknown): Promise<void> {
-    const collection = await this.collections.load(caller.project, name);
+  async delete(asker: Caller, name: string, id: string, rawVersion: unknown): Promise<void> {
+    const collection = await this.collections.load(asker.project, name);
+    const caller = await this.ruled(asker, collection);
     const expected = parseVersion(rawVersion, 'query');
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const before = await this.store.getRecord(caller.project, collection, id);
       if (!before) throw new NotFoundError(`Record "${id}" does not exist.`, { id });
       const now = this.clock();
-      if (!bypassesRules(caller) && !this.policy.canDelete(accessContext(caller, now), collection, before)) {
+      if (!bypassesRules(caller) && !(await settleRules(caller, () => this.policy.canDelete(accessContext(caller, now), collection, before)))) {
         this.refuseWrite(caller, collection, before, now, 'Security rules do not allow deleting this record.');
       }
       if (expected !== undefined && before.version !== expected) throw stale(before, this.canRead(caller, collection, before, now));

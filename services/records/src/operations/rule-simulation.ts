@@ -15,6 +15,9 @@ import {
 import type { AccessContext, AccessPolicy, AuthInfo } from '../domain/access-policy';
 import { objectParam, parseCollectionName, parseFields, parseRules, refuseUnknownKeys } from '../domain/collection-definition';
 import type { Caller } from './caller';
+import { RuleLookups, type LookupTrace } from '../rules/rule-lookups';
+import type { RecordStore } from '../store/record-store';
+import { recordFetcher } from './lookup-session';
 import type { CollectionOperations } from './collection-operations';
 
 const OPERATIONS = ['read', 'create', 'update', 'delete'] as const;
@@ -26,6 +29,8 @@ export interface SimulationResult {
   /** Reads: the predicate the store would AND with the client's `where` (`true` = everything). */
   residual?: Predicate;
   reason: string;
+  /** Every get()/exists() the rule made, in order, with the record found (null: none). */
+  lookups: LookupTrace[];
 }
 
 type Doc = { [field: string]: JsonValue };
@@ -75,6 +80,8 @@ export class RuleSimulation {
     private readonly collections: CollectionOperations,
     private readonly policy: AccessPolicy,
     private readonly clock: () => Date = () => new Date(),
+    /** Reads the records rules look up; without it get() and exists() deny. */
+    private readonly store?: RecordStore,
   ) {}
 
   async simulate(caller: Caller, name: string, body: unknown): Promise<SimulationResult> {
@@ -91,17 +98,23 @@ export class RuleSimulation {
     const record = parseDoc('record', b.record, op === 'update' || op === 'delete', op);
     const data = parseDoc('data', b.data, op === 'create' || op === 'update', op);
     const collection = await this.collections.load(caller.project, name);
-    const ctx: AccessContext = { keyKind: 'public', auth, now };
+    const lookups = this.store ? new RuleLookups(recordFetcher(this.store, caller.project)) : undefined;
+    const ctx: AccessContext = { keyKind: 'public', auth, now, ...(lookups ? { lookups } : {}) };
+    const settle = <T>(evaluate: () => T): Promise<T> | T => (lookups ? lookups.settle(evaluate) : evaluate());
     const missing = collection.rules[op] === undefined;
-    if (op === 'read') return this.read(ctx, collection, record && asRecord(record, now), missing);
+    const traces = (): LookupTrace[] => lookups?.traces() ?? [];
+    if (op === 'read') {
+      const result = await settle(() => this.read(ctx, collection, record && asRecord(record, now), missing));
+      return { ...result, lookups: traces() };
+    }
     let allowed: boolean;
-    if (op === 'create') allowed = this.policy.canCreate(ctx, collection, asRecord(data as Doc, now));
-    else if (op === 'delete') allowed = this.policy.canDelete(ctx, collection, asRecord(record as Doc, now));
+    if (op === 'create') allowed = await settle(() => this.policy.canCreate(ctx, collection, asRecord(data as Doc, now)));
+    else if (op === 'delete') allowed = await settle(() => this.policy.canDelete(ctx, collection, asRecord(record as Doc, now)));
     else {
       const before = asRecord(record as Doc, now);
-      allowed = this.policy.canUpdate(ctx, collection, before, { ...before, ...(data as Doc) } as RecordDoc);
+      allowed = await settle(() => this.policy.canUpdate(ctx, collection, before, { ...before, ...(data as Doc) } as RecordDoc));
     }
-    return { allowed, operation: op, reason: reasonFor(op, allowed, missing) };
+    return { allowed, operation: op, reason: reasonFor(op, allowed, missing), lookups: traces() };
   }
 
   /**
@@ -121,7 +134,7 @@ export class RuleSimulation {
     return { valid: true };
   }
 
-  private read(ctx: AccessContext, collection: Collection, record: RecordDoc | undefined, missing: boolean): SimulationResult {
+  private read(ctx: AccessContext, collection: Collection, record: RecordDoc | undefined, missing: boolean): Omit<SimulationResult, 'lookups'> {
     const residual = this.policy.readFilter(ctx, collection);
     if (record === undefined) {
       const allowed = residual !== false;

@@ -32,7 +32,15 @@ export type RuleExpr =
   | { type: 'ref'; ref: Ref; pos: number }
   | { type: 'compare'; op: RuleComparisonOp; left: RuleExpr; right: RuleExpr; pos: number }
   | { type: 'and' | 'or'; left: RuleExpr; right: RuleExpr; pos: number }
-  | { type: 'not'; arg: RuleExpr; pos: number };
+  | { type: 'not'; arg: RuleExpr; pos: number }
+  /**
+   * `get(collection, id)` (the record, or null), `get(collection, id).field`, or
+   * `exists(collection, id)`: a read of another record (docs/rules.md "Lookups").
+   */
+  | { type: 'lookup'; fn: LookupFn; collection: string; id: RuleExpr; field?: string; pos: number };
+
+/** The functions that read other records. */
+export type LookupFn = 'get' | 'exists';
 
 /** A problem in a rule string, located at `position`. Turned into a 400 by the policy. */
 export class RuleSyntaxError extends Error {

@@ -1,6 +1,7 @@
 import type { JsonValue, RecordDoc } from '@plinth/shared';
 import type { AuthInfo } from '../domain/access-policy';
 import type { Ref, RuleComparisonOp, RuleExpr } from './ast';
+import { PENDING, type LookupReader } from './lookup-reader';
 import { comparisonHolds } from './matches-predicate';
 import { fieldValue } from './values';
 
@@ -22,6 +23,8 @@ export interface RuleBindings {
   record?: RecordDoc;
   /** The record as it would be after the write (create, update). */
   data?: RecordDoc;
+  /** Reads other records for get() and exists(); without it every lookup is an ERROR. */
+  lookup?: LookupReader;
 }
 
 /** True only when the rule evaluates to `true` under the bindings. */
@@ -65,8 +68,30 @@ export function orValues(l: RuleValue, r: RuleValue): RuleValue {
   return l === false && r === false ? false : ERROR;
 }
 
+/** The value of any expression (a condition yields true, false or ERROR). */
+export function evaluateValue(expr: RuleExpr, b: RuleBindings): RuleValue {
+  return evalValue(expr, b);
+}
+
+/**
+ * get(c, id): the record or null; get(c, id).field: the field (null when the record has no such
+ * field, ERROR when the record is missing); exists(c, id): true or false. An id that is not a
+ * string names no record. A lookup not read yet (PENDING) is an ERROR for this evaluation.
+ */
+function lookupValue(expr: Extract<RuleExpr, { type: 'lookup' }>, b: RuleBindings): RuleValue {
+  const id = evalValue(expr.id, b);
+  if (id === ERROR || b.lookup === undefined) return ERROR;
+  const found = typeof id === 'string' && id !== '' ? b.lookup.read(expr.collection, id) : null;
+  if (found === PENDING) return ERROR;
+  if (expr.fn === 'exists') return found !== null;
+  if (expr.field === undefined) return found;
+  return found === null ? ERROR : fieldValue(found, expr.field);
+}
+
 function evalValue(expr: RuleExpr, b: RuleBindings): RuleValue {
   switch (expr.type) {
+    case 'lookup':
+      return lookupValue(expr, b);
     case 'literal':
       return expr.value;
     case 'list': {

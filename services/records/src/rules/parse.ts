@@ -1,4 +1,5 @@
 import jsep from 'jsep';
+import { lookupField as lookupFieldOf, parseLookup } from './parse-lookup';
 import { RuleSyntaxError, type AuthMember, type Ref, type RuleComparisonOp, type RuleExpr } from './ast';
 
 /**
@@ -119,14 +120,20 @@ function toExpr(node: Node): RuleExpr {
       };
     }
     case 'Identifier':
-    case 'MemberExpression':
       return { type: 'ref', ref: resolve(node), pos };
+    case 'MemberExpression': {
+      const member = node as jsep.MemberExpression & Node;
+      if ((member.object as Node).type === 'CallExpression') return lookupField(member, pos);
+      return { type: 'ref', ref: resolve(node), pos };
+    }
     case 'BinaryExpression':
       return binary(node as jsep.BinaryExpression & Node, pos);
     case 'UnaryExpression':
       return unary(node as jsep.UnaryExpression & Node, pos);
     case 'CallExpression':
-      return textMethod(node as jsep.CallExpression & Node, pos);
+      // x.contains(y) / x.startsWith(y) are method calls; get(…) and exists(…) are plain calls.
+      if ((node as jsep.CallExpression).callee.type === 'MemberExpression') return textMethod(node as jsep.CallExpression & Node, pos);
+      return parseLookup(node as jsep.CallExpression & Node, pos, toExpr, fail);
     case 'ThisExpression':
       return fail('"this" is not allowed', node);
     case 'ConditionalExpression':
@@ -139,6 +146,11 @@ function toExpr(node: Node): RuleExpr {
     default:
       return fail(`${node.type} is not allowed`, node);
   }
+}
+
+/** `get(…).field`: one field of the looked-up record. */
+function lookupField(member: jsep.MemberExpression & Node, pos: number): RuleExpr {
+  return lookupFieldOf(member, parseLookup(member.object as jsep.CallExpression & Node, pos, toExpr, fail), pos, fail);
 }
 
 function literal(node: jsep.Literal & Node, pos: number): RuleExpr {

@@ -41,7 +41,7 @@ export function createRulesPolicy(opts: RulesPolicyOptions = {}) {
     const expr = compiled(collection, kind);
     if (expr === null) return false;
     try {
-      return evaluateRule(expr, { auth: ctx.auth, now: ctx.now, ...docs });
+      return evaluateRule(expr, { auth: ctx.auth, now: ctx.now, ...docs, ...(ctx.lookups ? { lookup: ctx.lookups } : {}) });
     } catch (error) {
       report({ collection: collection.name, rule: kind, error });
       return false;
@@ -83,7 +83,7 @@ export function createRulesPolicy(opts: RulesPolicyOptions = {}) {
       const expr = compiled(collection, 'read');
       if (expr === null) return false;
       try {
-        return residualPredicate(expr, ctx.auth, ctx.now);
+        return residualPredicate(expr, ctx.auth, ctx.now, ctx.lookups);
       } catch (error) {
         report({ collection: collection.name, rule: 'read', error });
         return false;

@@ -1,7 +1,8 @@
 import type { ComparisonOp, JsonValue, Predicate } from '@plinth/shared';
 import type { AuthInfo } from '../domain/access-policy';
 import type { RuleComparisonOp, RuleExpr } from './ast';
-import { ERROR, compareValues, evaluateRule, refValue, type RuleBindings, type RuleValue } from './evaluate';
+import type { LookupReader } from './lookup-reader';
+import { ERROR, compareValues, evaluateRule, evaluateValue, refValue, type RuleBindings, type RuleValue } from './evaluate';
 import { andP, notP, orP } from './predicate-algebra';
 
 /**
@@ -14,8 +15,8 @@ import { andP, notP, orP } from './predicate-algebra';
  * an ERROR (e.g. `auth.uid` without a user token), which is neither — so `!(auth.uid ==
  * record.owner)` denies an anonymous caller instead of allowing everything.
  */
-export function residualPredicate(expr: RuleExpr, auth: AuthInfo | null, now: Date): Predicate {
-  return truth(expr, { auth, now }).t;
+export function residualPredicate(expr: RuleExpr, auth: AuthInfo | null, now: Date, lookup?: LookupReader): Predicate {
+  return truth(expr, { auth, now, ...(lookup ? { lookup } : {}) }).t;
 }
 
 interface Truth {
@@ -39,6 +40,9 @@ function truth(expr: RuleExpr, b: RuleBindings): Truth {
         return { t: [expr.ref.field, '==', true], f: [expr.ref.field, '==', false] };
       }
       return constTruth(refValue(expr.ref, b));
+    case 'lookup':
+      // Validation keeps record fields out of a read rule's lookups: each is one value for every record.
+      return constTruth(evaluateValue(expr, b));
     case 'compare':
       return compareTruth(expr.op, expr.left, expr.right, b);
     case 'and': {
@@ -64,6 +68,7 @@ function operand(expr: RuleExpr, b: RuleBindings): Operand {
   if (expr.type === 'ref' && expr.ref.kind === 'record') return { field: expr.ref.field };
   if (expr.type === 'literal') return { value: expr.value };
   if (expr.type === 'ref') return { value: refValue(expr.ref, b) };
+  if (expr.type === 'lookup') return { value: evaluateValue(expr, b) };
   if (expr.type === 'list') {
     const items: JsonValue[] = [];
     for (const item of expr.items) {

@@ -59,7 +59,30 @@ class Validator {
         return this.condition(e.right);
       case 'not':
         return this.condition(e.arg);
+      case 'lookup': {
+        const type = this.lookup(e);
+        if (type === 'json') fail(`${describeLookup(e)} is a record, not a condition; compare it, e.g. ${describeLookup(e)} != null`, e);
+        return;
+      }
     }
+  }
+
+  /**
+   * A lookup's id must be a value. In a read rule it may not depend on the record: a read rule
+   * is a filter the store applies to many records in one query, so each lookup is read once,
+   * before the rule becomes a predicate, and so must have the same answer for every record.
+   */
+  private lookup(e: Extract<RuleExpr, { type: 'lookup' }>): FieldType | 'unknown' {
+    this.value(e.id);
+    if (this.kind === 'read' && dependsOnRecord(e.id)) {
+      fail(
+        `a read rule cannot use ${describeLookup(e)}: its arguments depend on the record, and a read rule is a filter over many records; ` +
+          'look up records named by auth or constants instead (docs/rules.md "Lookups")',
+        e,
+      );
+    }
+    if (e.fn === 'exists') return 'boolean';
+    return e.field === undefined ? 'json' : 'unknown';
   }
 
   private comparison(e: Extract<RuleExpr, { type: 'compare' }>): void {
@@ -132,6 +155,8 @@ class Validator {
         return 'list';
       case 'ref':
         return this.ref(e.ref, e.pos);
+      case 'lookup':
+        return this.lookup(e);
       default:
         return fail('a comparison operand must be a value (a literal, a list or a name), not a condition', e);
     }
@@ -205,7 +230,15 @@ function dependsOnRecord(e: RuleExpr): boolean {
       return dependsOnRecord(e.left) || dependsOnRecord(e.right);
     case 'not':
       return dependsOnRecord(e.arg);
+    case 'lookup':
+      return dependsOnRecord(e.id);
   }
+}
+
+/** How an error message names a lookup: `get('rooms', record.room).members`. */
+function describeLookup(e: Extract<RuleExpr, { type: 'lookup' }>): string {
+  const id = e.id.type === 'ref' ? describe(e.id.ref) : e.id.type === 'literal' ? JSON.stringify(e.id.value) : '…';
+  return `${e.fn}('${e.collection}', ${id})${e.field === undefined ? '' : `.${e.field}`}`;
 }
 
 function literalFits(type: FieldType, value: JsonValue): boolean {
