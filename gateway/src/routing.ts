@@ -25,6 +25,7 @@ export const ROUTES: readonly RouteRule[] = [
   { service: 'auth', pattern: /^\/auth\/oauth\/[a-z][a-z0-9-]{0,31}\/start$/, auth: 'none', methods: ['GET', 'HEAD'] },
   { service: 'auth', pattern: /^\/auth\/oauth\/callback$/, auth: 'none', methods: ['GET', 'HEAD', 'POST'] },
   { service: 'records', pattern: /^\/collections(\/|$)/, auth: 'key' },
+  { service: 'records', pattern: /^\/batch$/, auth: 'key', methods: ['POST'] },
   { service: 'auth', pattern: /^\/auth(\/|$)/, auth: 'key' },
   { service: 'auth', pattern: /^\/settings\/auth$/, auth: 'key' },
   { service: 'mailer', pattern: /^\/mailbox$/, auth: 'key' },

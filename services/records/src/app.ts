@@ -12,6 +12,7 @@ import type { AccessPolicy } from './domain/access-policy';
 import { CollectionOperations } from './operations/collection-operations';
 import type { PublishChange } from './operations/publish-change';
 import { RecordImport } from './operations/record-import';
+import { BatchOperations } from './operations/batch-operations';
 import { RecordOperations } from './operations/record-operations';
 import { RuleSimulation } from './operations/rule-simulation';
 import { DEFAULT_LIMITS, type RecordLimits } from './domain/limits';
@@ -45,6 +46,8 @@ export interface RecordsAppDeps {
   purgeEvents?: (project: ProjectId) => Promise<unknown>;
   /** Value, page and query limits (docs/records.md); defaults when absent. */
   limits?: RecordLimits;
+  /** Most operations in one batch (PLINTH_MAX_BATCH_OPERATIONS); default 100. */
+  maxBatchOperations?: number;
   /** Rate limits of record and collection requests; none when absent. */
   rateLimits?: RecordsRateLimitOptions;
 }
@@ -73,11 +76,13 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
   const collections = new CollectionOperations(deps.store, deps.policy, deps.clock, deps.publish);
   const records = new RecordOperations(deps.store, deps.policy, collections, deps.clock, deps.limits ?? DEFAULT_LIMITS, deps.publish);
   const importer = new RecordImport(deps.store, collections, deps.publish);
+  const batch = new BatchOperations(deps.store, deps.policy, collections, deps.clock, deps.limits ?? DEFAULT_LIMITS, deps.publish, deps.maxBatchOperations);
   const authenticateUser = deps.authenticateUser ?? (async () => null);
   const routes = recordsRoutes({
     collections,
     records,
     importer,
+    batch,
     simulation: new RuleSimulation(collections, deps.policy, deps.clock, deps.store),
     authenticateUser,
     rateLimits: deps.rateLimits && createRecordsRateLimits(deps.rateLimits),

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_BATCH_OPERATIONS, MAX_BATCH_OPERATIONS_CEILING } from './operations/batch-request';
 import Joi from 'joi';
 import {
   commonConfig,
@@ -32,6 +33,8 @@ export interface RecordsConfig extends EventBusConfig, NonceConfig, RevocationSy
   PLINTH_MAX_RECORD_BYTES: number;
   PLINTH_MAX_PAGE_BYTES: number;
   PLINTH_QUERY_TIMEOUT_MS: number;
+  /** Most operations in one batch write (docs/records.md "Batch writes"): 1–500, default 100. */
+  PLINTH_MAX_BATCH_OPERATIONS: number;
   /**
    * Requests per minute on record and collection endpoints per project with its public key,
    * signed-in and anonymous together: the backstop.
@@ -77,6 +80,7 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   PLINTH_MAX_RECORD_BYTES: positive(DEFAULT_LIMITS.maxRecordBytes),
   PLINTH_MAX_PAGE_BYTES: positive(DEFAULT_LIMITS.maxPageBytes),
   PLINTH_QUERY_TIMEOUT_MS: positive(DEFAULT_LIMITS.queryTimeoutMs),
+  PLINTH_MAX_BATCH_OPERATIONS: Joi.number().integer().min(1).max(MAX_BATCH_OPERATIONS_CEILING).default(DEFAULT_MAX_BATCH_OPERATIONS),
   PLINTH_RATE_LIMIT_PUBLIC_KEY: Joi.number().integer().min(2).default(6000),
   // Lower than the public-key ceiling, so anonymous callers together cannot spend all of it.
   PLINTH_RATE_LIMIT_ANONYMOUS: Joi.number()

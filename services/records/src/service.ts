@@ -167,6 +167,7 @@ export async function buildRecordsService(
     },
     purgeEvents: (project) => events.purge(project),
     limits: limitsFromConfig(config),
+    maxBatchOperations: config.PLINTH_MAX_BATCH_OPERATIONS,
     rateLimits: {
       perPublicKey: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
       perAnonymous: config.PLINTH_RATE_LIMIT_ANONYMOUS,

@@ -9,6 +9,7 @@ import { assertUserTokenHeader } from './user-token-header';
 import { queryClient } from './query-client';
 import type { Caller } from '../operations/caller';
 import type { CollectionOperations } from '../operations/collection-operations';
+import type { BatchOperations } from '../operations/batch-operations';
 import type { RecordImport } from '../operations/record-import';
 import type { RecordOperations } from '../operations/record-operations';
 import type { RuleSimulation } from '../operations/rule-simulation';
@@ -22,6 +23,8 @@ export interface RecordsRoutesDeps {
   importer: RecordImport;
   simulation: RuleSimulation;
   authenticateUser: AuthenticateUser;
+  /** Atomic batch writes (`POST …/batch`); the route is absent without it. */
+  batch?: BatchOperations;
   /** Per-key and per-user request limits; none when absent (tests of other concerns). */
   rateLimits?: RecordsRateLimits;
 }
@@ -30,6 +33,7 @@ const COLLECTIONS = '/v1/projects/:project/collections';
 const COLLECTION = `${COLLECTIONS}/:collection`;
 const RECORDS = `${COLLECTION}/records`;
 const RECORD = `${RECORDS}/:id`;
+const BATCH = '/v1/projects/:project/batch';
 
 function param(req: Request, name: string): string {
   return String(req.params[name]);
@@ -38,7 +42,7 @@ function param(req: Request, name: string): string {
 export function recordsRoutes(deps: RecordsRoutesDeps): Router {
   const { collections, records, importer, simulation, authenticateUser, rateLimits } = deps;
   const router = Router();
-  if (rateLimits) router.use(COLLECTIONS, rateLimits.admit);
+  if (rateLimits) router.use([COLLECTIONS, BATCH], rateLimits.admit);
 
   /**
    * Record operations resolve the user token (X-Db-User-Token) unless the secret key is used. A
@@ -92,6 +96,14 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
     await records.delete(await caller(req, res), param(req, 'collection'), id, req.query.version);
     sendJson(req, res, 200, { deleted: true, id });
   });
+  if (deps.batch) {
+    const batch = deps.batch;
+    router.post(BATCH, async (req, res) => {
+      const answer = await batch.run(await caller(req, res), req.body, req.get('idempotency-key'));
+      if (answer.replayed) res.set('Idempotent-Replayed', 'true');
+      sendJson(req, res, 200, { results: answer.results });
+    });
+  }
   // Custom method (`records:import`): the colon is escaped so it is not read as a parameter.
   router.post(`${RECORDS}\\:import`, async (req, res) => {
     sendJson(req, res, 200, await importer.import(await keyOnly(res), param(req, 'collection'), req.body));

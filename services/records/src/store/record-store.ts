@@ -1,4 +1,5 @@
 import type { ChangeEventInput, Collection, JsonValue, Predicate, ProjectId, RecordDoc } from '@plinth/shared';
+import type { BatchApplied, BatchIdempotency, BatchWrite } from './batch-write';
 
 /**
  * The change event of a write, given to the store with it. A store with an outbox
@@ -239,6 +240,14 @@ export interface RecordStore {
    * served by indexes. Both adapters return identical results for identical data.
    */
   aggregateRecords(project: ProjectId, collection: Collection, query: AggregateQuery): Promise<AggregateResult>;
+
+  /**
+   * Applies every write of a batch in one transaction, in order, or none (docs/records.md "Batch
+   * writes"). With `idempotency`, atomically: a live key with the same fingerprint returns its
+   * stored answer (`replayed`) and writes nothing; another fingerprint throws ConflictError.
+   * Throws BatchWriteError naming the first write that failed (nothing is written).
+   */
+  applyBatch(project: ProjectId, writes: BatchWrite[], idempotency?: BatchIdempotency): Promise<BatchApplied>;
 
   /** Throws when the backing database is unreachable (drives /readyz). */
   ping(): Promise<void>;

@@ -16,6 +16,8 @@ import { COLLECTIONS, MongoCollections, PUBLISHED, isDuplicateKey, isTimeLimit, 
 import { uniqueConflict, uniqueValues } from '../unique-conflict';
 import { queryTimeout } from '../query-timeout';
 import { applyDeletePlanMongo } from './mongo-delete-plan';
+import { applyMongoBatch } from './mongo-batch';
+import type { BatchApplied, BatchIdempotency, BatchWrite } from '../batch-write';
 
 const IDEMPOTENCY = 'plinth_idempotency_keys';
 
@@ -270,6 +272,11 @@ export class MongoRecordStore implements RecordStore {
       if (isDuplicateKey(err)) throw uniqueConflict(reportedField(err));
       throw err;
     }
+  }
+
+  async applyBatch(project: ProjectId, writes: BatchWrite[], idempotency?: BatchIdempotency): Promise<BatchApplied> {
+    const deps = { db: this.db, records: (p: ProjectId, n: string) => this.records(p, n), keysCollection: IDEMPOTENCY, majority: this.majority, transactionOptions: this.transactionOptions };
+    return applyMongoBatch(deps, project, writes, idempotency);
   }
 
   /** The find the store runs for `query`: the filter seeks past the keyset position (see keysetBound). */

@@ -33,6 +33,8 @@ import { SqliteIdempotencyKeys } from './sqlite-idempotency-keys';
 import { SqliteWriteBatch } from './sqlite-write-batch';
 import { runDeletePlan } from './sqlite-delete-plan';
 import { dropProjectSearchIndexes, dropSearchIndex, syncSearchIndex } from './sqlite-search-index';
+import { applySqliteBatch } from './sqlite-batch';
+import type { BatchApplied, BatchIdempotency, BatchWrite } from '../batch-write';
 import { MALFORMED_JSON, messageOf, runTolerant, tableGone } from './sqlite-query-errors';
 
 type RecordRow = RawRow;
@@ -368,6 +370,10 @@ export class SqliteRecordStore implements RecordStore {
     return runDeletePlan(this.db, this.batch, (sql) => this.prepared(sql), recordTable, project, plan, () => {
       for (const e of plan.events ?? []) this.appendEvent(e);
     });
+  }
+
+  async applyBatch(project: ProjectId, writes: BatchWrite[], idempotency?: BatchIdempotency): Promise<BatchApplied> {
+    return applySqliteBatch({ db: this.db, writes: this.writes, keys: this.keys, prepared: (sql) => this.prepared(sql), table: recordTable }, project, writes, idempotency);
   }
 
   /** The SELECTs a query runs, in order (sqlite-query-sql.ts); exposed for EXPLAIN QUERY PLAN. */
