@@ -31,6 +31,8 @@ export interface SubscriptionAnswer {
   limit: number;
   expires_at: string | null;
   snapshot?: { records: RecordDoc[]; cursor: string | null };
+  /** The records the read rule looked up (get/exists): a change to one re-resolves the subscription. */
+  lookups?: Array<{ collection: string; id: string }>;
 }
 
 /** Resolves a subscription; rejects with the same PlinthError the REST endpoint answers with. */

@@ -183,14 +183,14 @@ export class Connection {
    * client asked (snapshot, resume_from), later from where it stopped. A resolution started
    * earlier stops at its next wait (`stale`).
    */
-  private async start(sub: Subscription): Promise<void> {
+  private async start(sub: Subscription, followed = false): Promise<void> {
     if (sub.ended) return;
     const attempt = ++sub.attempt;
     const stale = () => sub.ended || sub.attempt !== attempt;
     sub.state = 'pending';
     sub.withToken = this.token !== null && this.keyKind !== 'secret';
     try {
-      if (sub.started) await this.reopen(sub, stale);
+      if (sub.started) await this.reopen(sub, stale, followed);
       else await this.open(sub, stale);
     } catch (err) {
       if (!stale()) this.fail(sub, err);
@@ -229,10 +229,24 @@ export class Connection {
     await this.goLive(sub, stale);
   }
 
-  /** A new token, or a new `auth` after expiry: resolve again, replay from where it stopped. */
-  private async reopen(sub: Subscription, stale: () => boolean): Promise<void> {
+  /**
+   * A record the read rule looked up changed (lookup-index.ts): resolve again; when what the
+   * subscription may see changed, a fresh snapshot replaces it (docs/realtime.md).
+   */
+  follow(sub: Subscription): Promise<void> {
+    return sub.started ? this.start(sub, true) : Promise.resolve();
+  }
+
+  /** A new token, or a new `auth` after expiry (or `followed`: a lookup changed): resolve again, replay from where it stopped. */
+  private async reopen(sub: Subscription, stale: () => boolean, followed = false): Promise<void> {
+    const was = JSON.stringify(sub.predicate);
     await this.resolve(sub, false, stale);
     if (stale()) return;
+    if (followed && JSON.stringify(sub.predicate) !== was) {
+      await this.resync(sub, stale, false, 'lookup_changed');
+      if (!stale()) await this.goLive(sub, stale);
+      return;
+    }
     const outcome = await this.replay(sub, sub.lastSeq, true, stale);
     if (outcome.outcome === 'stale') return;
     if (outcome.outcome === 'resubscribe') return this.resubscribe(sub, outcome.reason);
@@ -312,6 +326,7 @@ export class Connection {
     if (stale()) return answer;
     sub.revision = answer.revision;
     sub.predicate = answer.predicate;
+    this.hub.lookups.set(this, sub, answer.lookups ?? []);
     // The token is verified: the connection now counts against its user's share.
     const refused = user === null ? null : this.hub.quotas.signIn(this, user);
     if (refused) {
@@ -323,7 +338,7 @@ export class Connection {
   }
 
   /** History cannot be replayed: tell the client, send a fresh snapshot, continue from the head. */
-  async resync(sub: Subscription, stale: () => boolean, opening: boolean): Promise<void> {
+  async resync(sub: Subscription, stale: () => boolean, opening: boolean, reason?: 'lookup_changed'): Promise<void> {
     const epoch = await this.hub.bus.epoch();
     const head = await this.hub.bus.head(this.project);
     if (stale()) return;
@@ -334,7 +349,7 @@ export class Connection {
       sub.started = true;
       this.send({ type: 'subscribed', id: sub.id, collection: answer.collection, revision: answer.revision, seq: head, epoch, expires_at: answer.expires_at, resumed: false });
     }
-    this.send({ type: 'resync_required', id: sub.id, seq: head, epoch });
+    this.send({ type: 'resync_required', id: sub.id, seq: head, epoch, ...(reason ? { reason } : {}) });
     if (answer.snapshot) this.send({ type: 'snapshot', id: sub.id, records: answer.snapshot.records, cursor: answer.snapshot.cursor });
     sub.lastSeq = head;
   }

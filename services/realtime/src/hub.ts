@@ -28,6 +28,7 @@ import type { RealtimeMetrics } from './metrics';
 import { refusalMessage } from './outbound';
 import { CLOSE } from './protocol';
 import type { Subscription } from './subscription';
+import { LookupIndex } from './lookup-index';
 
 export interface RealtimeLimits {
   /** One catch-up (a resume replay), and how many may run at once. */
@@ -96,6 +97,8 @@ export class Hub {
   private readonly catchUpBytesByProject = new Map<string, TokenBucket>();
   private readonly wss: WebSocketServer;
   private readonly byCollection = new Map<string, Set<{ conn: Connection; sub: Subscription }>>();
+  /** Subscriptions by the records their read rule looked up (lookup-index.ts). */
+  readonly lookups = new LookupIndex();
   private readonly entries = new WeakMap<Subscription, { conn: Connection; sub: Subscription }>();
   private readonly connections = new Set<Connection>();
   readonly quotas: ConnectionQuotas;
@@ -258,6 +261,7 @@ export class Hub {
 
   unindex(conn: Connection, sub: Subscription): void {
     const key = `${conn.project}\n${sub.collection}`;
+    this.lookups.remove(sub);
     const entry = this.entries.get(sub);
     const set = this.byCollection.get(key);
     if (!entry || !set?.delete(entry)) return;
@@ -273,6 +277,8 @@ export class Hub {
 
   /** Routes a batch from the tail: per subscription, one `events` message for the batch. */
   private onEvents(events: ChangeEvent[]): void {
+    // A record a read rule looked up changed: those subscriptions are resolved again.
+    for (const { conn, sub } of this.lookups.affected(events)) void conn.follow(sub);
     const grouped = new Map<string, ChangeEvent[]>();
     for (const e of events) {
       const key = `${e.project}\n${e.collection}`;

@@ -47,7 +47,7 @@ export type ServerMessage =
   | { type: 'auth_revoked'; ended: string[] }
   | { type: 'auth_expired'; paused: string[] }
   | { type: 'resubscribe'; id: string; reason: 'collection_changed' | 'collection_deleted' }
-  | { type: 'resync_required'; id: string; seq: number; epoch: string }
+  | { type: 'resync_required'; id: string; seq: number; epoch: string; reason?: 'lookup_changed' }
   | { type: 'pong' };
 
 export interface SubscribeMessage {
