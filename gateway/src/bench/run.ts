@@ -1,4 +1,5 @@
 import { benchAuthFlows } from './auth-flows';
+import { benchBatchWrites } from './batch-writes';
 import { benchOverload } from './overload';
 import { benchQueryOverload } from './query-overload';
 import { benchRealtime } from './realtime';
@@ -17,6 +18,7 @@ const SCENARIOS: Array<[string, () => Promise<string>]> = [
   ['record-counts', benchRecordCounts],
   ['relations', benchRelations],
   ['record-search', benchRecordSearch],
+  ['batch-writes', benchBatchWrites],
   ['auth-flows', benchAuthFlows],
   ['overload', benchOverload],
   ['realtime', benchRealtime],
