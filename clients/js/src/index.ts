@@ -9,7 +9,8 @@
  */
 import { Auth } from './auth/auth';
 import { SessionManager } from './auth/session-manager';
-import { Collection } from './records/collection';
+import { Collection, type CreateOptions } from './records/collection';
+import { runBatch, type BatchOperation, type BatchResult } from './records/batch';
 import type { RecordsContext } from './records/context';
 import type { CollectionAccessor, UntypedCollections } from './records/typed';
 import { memoryStorage, type SessionStorage } from './storage';
@@ -38,6 +39,8 @@ export interface PlinthClient<C extends object = UntypedCollections> {
   readonly auth: Auth;
   /** The records of a collection; calls carry the signed-in user's token. */
   readonly collection: CollectionAccessor<C>;
+  /** Writes every operation or none, across collections (up to 100); see docs/records.md "Batch writes". */
+  batch(operations: BatchOperation[], opts?: CreateOptions): Promise<BatchResult[]>;
   /** Stops timers and channels (a server process or a test ends with it). */
   close(): void;
   /** @internal */
@@ -64,6 +67,7 @@ export function createClient<C extends object = UntypedCollections>(opts: Client
     auth: new Auth(transport, sessions),
     records,
     collection: ((name: string) => new Collection(records, name)) as CollectionAccessor<C>,
+    batch: (operations, opts) => runBatch(records, operations, opts),
     close: () => {
       for (const c of records.closers.splice(0)) c();
     },
@@ -77,6 +81,7 @@ export type { Identity, OAuthOptions } from './auth/oauth';
 export { localStorageAdapter, memoryStorage, type SessionStorage } from './storage';
 export { Collection } from './records/collection';
 export type { CreateOptions, VersionOptions } from './records/collection';
+export type { BatchOperation, BatchResult } from './records/batch';
 export { Query, type QuerySpec } from './records/query';
 export type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './records/realtime-types';
 export type { Aggregates, Condition, Direction, Expanded, ExpandedRecord, NumberField, Page, PlinthRecord, RecordData, SystemFields, TokenSource, WhereOp } from './records/types';

@@ -2,7 +2,8 @@
  * `@plinth/client/records`: records only, without Auth — for servers that hold a secret key or
  * a minted user token. Browsers normally use `createClient` from `@plinth/client`.
  */
-import { Collection } from './records/collection';
+import { Collection, type CreateOptions } from './records/collection';
+import { runBatch, type BatchOperation, type BatchResult } from './records/batch';
 import type { RecordsContext } from './records/context';
 import type { CollectionAccessor, UntypedCollections } from './records/typed';
 import type { TokenSource } from './records/types';
@@ -16,6 +17,8 @@ export interface RecordsClientOptions extends TransportOptions {
 /** `C`: the collections' record types by name, as `plinth types` writes them (`Collections`). */
 export interface RecordsClient<C extends object = UntypedCollections> {
   readonly collection: CollectionAccessor<C>;
+  /** Writes every operation or none, across collections (up to 100); see docs/records.md "Batch writes". */
+  batch(operations: BatchOperation[], opts?: CreateOptions): Promise<BatchResult[]>;
   /** Closes what realtime opened, if anything. */
   close(): void;
   /** @internal */
@@ -29,6 +32,7 @@ export function createRecordsClient<C extends object = UntypedCollections>(opts:
   return {
     records,
     collection: ((name: string) => new Collection(records, name)) as CollectionAccessor<C>,
+    batch: (operations, opts) => runBatch(records, operations, opts),
     close: () => {
       for (const c of records.closers.splice(0)) c();
     },
@@ -37,6 +41,7 @@ export function createRecordsClient<C extends object = UntypedCollections>(opts:
 
 export { Collection } from './records/collection';
 export type { CreateOptions, VersionOptions } from './records/collection';
+export type { BatchOperation, BatchResult } from './records/batch';
 export { Query, type QuerySpec } from './records/query';
 export type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './records/realtime-types';
 export type { Aggregates, Condition, Direction, Expanded, ExpandedRecord, NumberField, Page, PlinthRecord, RecordData, SystemFields, TokenSource, WhereOp } from './records/types';
