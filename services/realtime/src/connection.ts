@@ -229,15 +229,12 @@ export class Connection {
     await this.goLive(sub, stale);
   }
 
-  /**
-   * A record the read rule looked up changed (lookup-index.ts): resolve again; when what the
-   * subscription may see changed, a fresh snapshot replaces it (docs/realtime.md).
-   */
+  /** A record its read rule looked up changed (lookup-index.ts): resolve again (a paused one resolves on its next `auth`). */
   follow(sub: Subscription): Promise<void> {
-    return sub.started ? this.start(sub, true) : Promise.resolve();
+    return sub.started && sub.state !== 'paused' ? this.start(sub, true) : Promise.resolve();
   }
 
-  /** A new token, or a new `auth` after expiry (or `followed`: a lookup changed): resolve again, replay from where it stopped. */
+  /** A new token, a new `auth` after expiry, or (`followed`) a looked-up record changed: resolve again; a changed view is resent whole. */
   private async reopen(sub: Subscription, stale: () => boolean, followed = false): Promise<void> {
     const was = JSON.stringify(sub.predicate);
     await this.resolve(sub, false, stale);
