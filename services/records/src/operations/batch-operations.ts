@@ -50,7 +50,6 @@ export interface BatchAnswer {
 interface Prepared {
   write: BatchWrite;
   result: BatchResult;
-  event: Omit<ChangeEventInput, 'committed_at'>;
 }
 
 export class BatchOperations {
@@ -110,8 +109,7 @@ export class BatchOperations {
         if (op.op !== 'create' && op.version !== undefined) throw atIndex(await this.staleError(asker, op, collections), err.index);
         continue;
       }
-      const committedAt = Date.now();
-      for (const p of prepared) await this.publish({ ...p.event, committed_at: committedAt });
+      for (const p of prepared) await this.publish(p.write.event);
       return { results, replayed: false };
     }
     throw new ConflictError('Records of this batch are being changed concurrently; retry.');
@@ -145,7 +143,8 @@ export class BatchOperations {
       if (ruled && !(await settleRules(caller, () => this.policy.canCreate(ctx, collection, record)))) {
         throw deniedByRules(caller, 'Security rules do not allow creating this record.');
       }
-      return { write: { op: 'create', collection, record }, result: { record: this.shown(caller, collection, record, now) }, event: { project: caller.project, collection: name, kind: 'create', record } };
+      const event: ChangeEventInput = { project: caller.project, collection: name, kind: 'create', record, committed_at: Date.now() };
+      return { write: { op: 'create', collection, record, event }, result: { record: this.shown(caller, collection, record, now) } };
     }
     const before = await this.store.getRecord(caller.project, collection, op.id);
     if (!before) throw new NotFoundError(`Record "${op.id}" does not exist.`, { id: op.id });
@@ -155,21 +154,15 @@ export class BatchOperations {
         this.refuse(caller, collection, before, now, 'Security rules do not allow this update.');
       }
       this.checkVersion(caller, collection, before, op.version, now);
-      return {
-        write: { op: 'update', collection, record: after, expectedVersion: before.version },
-        result: { record: this.shown(caller, collection, after, now) },
-        event: { project: caller.project, collection: name, kind: 'update', record: after, previous: before },
-      };
+      const event: ChangeEventInput = { project: caller.project, collection: name, kind: 'update', record: after, previous: before, committed_at: Date.now() };
+      return { write: { op: 'update', collection, record: after, expectedVersion: before.version, event }, result: { record: this.shown(caller, collection, after, now) } };
     }
     if (ruled && !(await settleRules(caller, () => this.policy.canDelete(ctx, collection, before)))) {
       this.refuse(caller, collection, before, now, 'Security rules do not allow deleting this record.');
     }
     this.checkVersion(caller, collection, before, op.version, now);
-    return {
-      write: { op: 'delete', collection, id: op.id, expectedVersion: before.version },
-      result: { deleted: true, id: op.id },
-      event: { project: caller.project, collection: name, kind: 'delete', record: before, previous: before },
-    };
+    const event: ChangeEventInput = { project: caller.project, collection: name, kind: 'delete', record: before, previous: before, committed_at: Date.now() };
+    return { write: { op: 'delete', collection, id: op.id, expectedVersion: before.version, event }, result: { deleted: true, id: op.id } };
   }
 
   private canRead(caller: Caller, collection: Collection, record: RecordDoc, now: Date): boolean {

@@ -1,4 +1,4 @@
-import type { Collection, JsonValue, RecordDoc } from '@plinth/shared';
+import type { ChangeEventInput, Collection, JsonValue, RecordDoc } from '@plinth/shared';
 import type { IdempotencyClaim } from './record-store';
 
 /**
@@ -6,10 +6,14 @@ import type { IdempotencyClaim } from './record-store';
  * record is complete (ids, versions and timestamps set by the service) and every update and
  * delete is a compare-and-set on the version the service read.
  */
-export type BatchWrite =
+export type BatchWrite = (
   | { op: 'create'; collection: Collection; record: RecordDoc }
   | { op: 'update'; collection: Collection; record: RecordDoc; expectedVersion: number }
-  | { op: 'delete'; collection: Collection; id: string; expectedVersion: number };
+  | { op: 'delete'; collection: Collection; id: string; expectedVersion: number }
+) & {
+  /** The write's change event: a store that keeps the event log appends it in the batch's transaction. */
+  event: ChangeEventInput;
+};
 
 /** An `Idempotency-Key` for a whole batch: the answer to give again for the same key and body. */
 export interface BatchIdempotency {
