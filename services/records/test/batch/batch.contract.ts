@@ -169,6 +169,23 @@ export function describeBatchContract(name: string, open: () => Promise<{ store:
       expect(gx.version - fx.version).toBe(gy.version - fy.version);
     });
 
+    it('every operation is checked against the state before the batch, lookups included', async () => {
+      await svc.collections.update(SECRET, 'tags', { rules: { read: 'true', create: 'auth != null', delete: 'auth != null' } });
+      await svc.collections.update(SECRET, 'notes', { rules: { read: 'record.owner == auth.uid', create: "data.owner == auth.uid && exists('tags', data.body)" } });
+      const tag = await svc.create('tags', { label: 'x' });
+      // The tag is deleted by the first operation, yet the second one's rule still finds it: the
+      // batch is one decision on one state, whatever the order of its operations.
+      const answer = await svc.batch.run(user('alice'), {
+        operations: [
+          { op: 'delete', collection: 'tags', id: tag.id },
+          { op: 'create', collection: 'notes', data: { owner: 'alice', body: tag.id } },
+        ],
+      }, undefined);
+      expect(answer.results[0]).toEqual({ deleted: true, id: tag.id });
+      expect(await svc.all('tags')).toHaveLength(0);
+      expect(await svc.all('notes')).toHaveLength(1);
+    });
+
     it('a batch may make at most 20 lookups in all', async () => {
       await svc.collections.update(SECRET, 'tags', { rules: { read: 'true', create: "!exists('tags', data.label)" } });
       const ops = (n: number) => Array.from({ length: n }, (_, i) => ({ op: 'create', collection: 'tags', data: { label: `l${i}` } }));
