@@ -19,7 +19,7 @@ beforeAll(async () => {
   t = await startTestPlinth();
   api = client(t);
   await api.post('/collections', { name: 'batch_items', fields: { label: { type: 'text' }, n: { type: 'integer' } }, rules: { read: 'true' } }).expect(201);
-});
+}, 120_000); // the cluster topology starts several processes: slow on a busy machine
 afterAll(() => t.close());
 
 it('answers 200 {results} in order, each what its single call answers', async () => {
