@@ -9,6 +9,8 @@ interface Result {
   operation: RuleKind;
   residual?: unknown;
   reason: string;
+  /** Every get()/exists() the rule made and the record it found (null: none). */
+  lookups?: Array<{ collection: string; id: string; result: unknown }>;
 }
 
 /**
@@ -118,6 +120,12 @@ export function Simulator({ project }: { project: string }) {
             <>
               <p>Residual predicate the store runs for this user:</p>
               <JsonView value={result.residual} label="Residual predicate" />
+            </>
+          )}
+          {result.lookups !== undefined && result.lookups.length > 0 && (
+            <>
+              <p>Records the rule looked up (get / exists), and what it found:</p>
+              <JsonView value={result.lookups} label="Lookups" />
             </>
           )}
         </div>
