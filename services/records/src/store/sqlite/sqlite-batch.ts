@@ -18,6 +18,8 @@ export interface SqliteBatchDeps {
   keys: SqliteIdempotencyKeys;
   prepared: (sql: string) => Statement;
   table: (project: ProjectId, collection: string) => string;
+  /** Appends a write's change event in the batch's transaction, when the store keeps the event log. */
+  append?: (event: BatchWrite['event']) => void;
 }
 
 export function applySqliteBatch(deps: SqliteBatchDeps, project: ProjectId, writes: BatchWrite[], idempotency?: BatchIdempotency): BatchApplied {
@@ -37,7 +39,10 @@ export function applySqliteBatch(deps: SqliteBatchDeps, project: ProjectId, writ
         // The key table holds records; a batch's entry holds its answer in the same column.
         if (prior) return { replayed: prior as unknown as BatchApplied['replayed'] };
       }
-      writes.forEach((w, i) => applyOne(deps, project, w, i));
+      writes.forEach((w, i) => {
+        applyOne(deps, project, w, i);
+        deps.append?.(w.event);
+      });
       if (idempotency && !idempotency.probe) deps.keys.remember(project, BATCH_KEY_SCOPE, idempotency.claim, idempotency.answer as unknown as RecordDoc);
       return { replayed: null };
     }).immediate(),
