@@ -33,6 +33,8 @@ import { accessContext, bypassesRules, type Caller } from './caller';
 import type { CollectionOperations } from './collection-operations';
 import { recordFetcher, settleRules } from './lookup-session';
 import { noPublish, type PublishChange } from './publish-change';
+import { relationsByTarget } from './relation-deletes';
+import { checkRelationTargets } from './relation-writes';
 import { IDEMPOTENCY_TTL_MS } from './record-operations';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -75,6 +77,13 @@ export class BatchOperations {
         collections.set(op.collection, await this.collections.load(caller.project, op.collection));
       } catch (err) {
         throw atIndex(err, i);
+      }
+    }
+    // A delete that relation fields point at has its own on_delete work (DELETE …/records/{id}).
+    const referenced = await relationsByTarget(this.store, caller.project);
+    for (const [i, op] of ops.entries()) {
+      if (op.op === 'delete' && (referenced.get(op.collection)?.length ?? 0) > 0) {
+        throw atIndex(new InvalidRequestError(`Records of ${op.collection} are the target of relation fields: delete them with DELETE …/records/{id}, not in a batch.`, { field: 'collection' }), i);
       }
     }
     // One lookup memo and one limit for the whole batch.
@@ -140,6 +149,7 @@ export class BatchOperations {
     if (op.op === 'create') {
       const data = validateNewData(collection, op.data, this.limits);
       const record: RecordDoc = { id: newId('rec_'), version: 1, created_at: stamp, updated_at: stamp, ...data };
+      await checkRelationTargets(this.deps(), caller, collection, record, Object.keys(data), now);
       if (ruled && !(await settleRules(caller, () => this.policy.canCreate(ctx, collection, record)))) {
         throw deniedByRules(caller, 'Security rules do not allow creating this record.');
       }
@@ -150,6 +160,8 @@ export class BatchOperations {
     if (!before) throw new NotFoundError(`Record "${op.id}" does not exist.`, { id: op.id });
     if (op.op === 'update') {
       const after: RecordDoc = { id: op.id, version: before.version + 1, created_at: before.created_at, updated_at: stamp, ...mergeData(collection, before, op.data, this.limits) };
+      const changed = typeof op.data === 'object' && op.data !== null ? Object.keys(op.data) : [];
+      await checkRelationTargets(this.deps(), caller, collection, after, changed, now);
       if (ruled && !(await settleRules(caller, () => this.policy.canUpdate(ctx, collection, before, after)))) {
         this.refuse(caller, collection, before, now, 'Security rules do not allow this update.');
       }
@@ -163,6 +175,10 @@ export class BatchOperations {
     this.checkVersion(caller, collection, before, op.version, now);
     const event: ChangeEventInput = { project: caller.project, collection: name, kind: 'delete', record: before, previous: before, committed_at: Date.now() };
     return { write: { op: 'delete', collection, id: op.id, expectedVersion: before.version, event }, result: { deleted: true, id: op.id } };
+  }
+
+  private deps() {
+    return { store: this.store, policy: this.policy, collections: this.collections, limits: this.limits };
   }
 
   private canRead(caller: Caller, collection: Collection, record: RecordDoc, now: Date): boolean {

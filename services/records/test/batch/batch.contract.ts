@@ -186,6 +186,18 @@ export function describeBatchContract(name: string, open: () => Promise<{ store:
       expect(await svc.all('notes')).toHaveLength(1);
     });
 
+    it('relation fields: targets are checked as by the single calls, and deleting a relation target is left to DELETE', async () => {
+      await svc.collections.create(SECRET, { name: 'pins', fields: { tag: { type: 'relation', collection: 'tags', on_delete: 'restrict' } }, rules: {} });
+      const tag = await svc.create('tags', { label: 'x' });
+      await svc.batch.run(SECRET, { operations: [{ op: 'create', collection: 'pins', data: { tag: tag.id } }] }, undefined);
+      const missing = await refusal(svc.batch.run(SECRET, { operations: [{ op: 'create', collection: 'pins', data: { tag: 'rec_missing' } }] }, undefined));
+      expect(missing).toMatchObject({ status: 400, details: expect.objectContaining({ index: 0 }) });
+      const del = await refusal(svc.batch.run(SECRET, { operations: [{ op: 'delete', collection: 'tags', id: tag.id }] }, undefined));
+      expect(del).toMatchObject({ status: 400, details: { index: 0, field: 'collection' } });
+      expect(await svc.all('tags')).toHaveLength(1);
+      expect(await svc.all('pins')).toHaveLength(1);
+    });
+
     it('a batch may make at most 20 lookups in all', async () => {
       await svc.collections.update(SECRET, 'tags', { rules: { read: 'true', create: "!exists('tags', data.label)" } });
       const ops = (n: number) => Array.from({ length: n }, (_, i) => ({ op: 'create', collection: 'tags', data: { label: `l${i}` } }));
