@@ -373,7 +373,8 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async applyBatch(project: ProjectId, writes: BatchWrite[], idempotency?: BatchIdempotency): Promise<BatchApplied> {
-    return applySqliteBatch({ db: this.db, writes: this.writes, keys: this.keys, prepared: (sql) => this.prepared(sql), table: recordTable }, project, writes, idempotency);
+    const append = (event: OutboxEvent) => this.appendEvent(event); // the outbox, in the batch's transaction
+    return applySqliteBatch({ db: this.db, writes: this.writes, keys: this.keys, prepared: (sql) => this.prepared(sql), table: recordTable, append }, project, writes, idempotency);
   }
 
   /** The SELECTs a query runs, in order (sqlite-query-sql.ts); exposed for EXPLAIN QUERY PLAN. */
