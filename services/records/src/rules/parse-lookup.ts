@@ -16,7 +16,8 @@ export function parseLookup(call: jsep.CallExpression & Node, pos: number, toExp
   const callee = call.callee as Node;
   const name = callee.type === 'Identifier' ? String(callee.name) : '';
   if (!FUNCTIONS.has(name)) {
-    return fail(name ? `unknown function ${name}; a rule may call get(collection, id) and exists(collection, id)` : 'function calls are not allowed', callee);
+    const allowed = 'a rule may call get(collection, id) and exists(collection, id); other function calls are not allowed (methods: x.contains(y), x.startsWith(y))';
+    return fail(name ? `unknown function ${name}; ${allowed}` : 'function calls are not allowed', callee);
   }
   const args = call.arguments as Node[];
   if (args.length !== 2) return fail(`${name} takes two arguments: ${name}('collection', id)`, call);
