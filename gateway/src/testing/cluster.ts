@@ -129,12 +129,8 @@ async function deleteRunKeys(env: NodeJS.ProcessEnv): Promise<void> {
   if (!env.REDIS_URL) return;
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 });
   try {
-    if (env.PLINTH_EVENTS_PREFIX) {
-      const shards = Number(env.PLINTH_EVENTS_SHARDS ?? 8);
-      const keys = Array.from({ length: shards }, (_, i) => [`${env.PLINTH_EVENTS_PREFIX}s:${i}`, `${env.PLINTH_EVENTS_PREFIX}seq:${i}`]).flat();
-      keys.push(`${env.PLINTH_EVENTS_PREFIX}purged`);
-      await redis.del(...keys);
-    }
+    // Every key under the prefix: streams, counters, heads, the purge markers and the epoch.
+    if (env.PLINTH_EVENTS_PREFIX) await deleteMatching(redis, `${env.PLINTH_EVENTS_PREFIX}*`);
     if (env.PLINTH_NONCE_PREFIX) await deleteMatching(redis, `${env.PLINTH_NONCE_PREFIX}*`);
     if (env.PLINTH_REVOCATION_SYNC_PREFIX) await deleteMatching(redis, `${env.PLINTH_REVOCATION_SYNC_PREFIX}*`);
   } catch {
