@@ -13,7 +13,10 @@ describe('gateway failover across records replicas', () => {
   let recordId: string;
 
   beforeAll(async () => {
-    cluster = await startCluster({ replicas: { records: 3 }, serviceEnv: { records: { PLINTH_SHUTDOWN_GRACE_MS: '1000' } } });
+    // The grace outlasts the gateway's readiness poll (every 2 s), as in production (5 s by
+    // default): the gateway has stopped routing to a stopping replica before it drains, which
+    // answers 503 to queries still waiting (docs/architecture.md "Process behaviour").
+    cluster = await startCluster({ replicas: { records: 3 }, serviceEnv: { records: { PLINTH_SHUTDOWN_GRACE_MS: '4000' } } });
     p = { url: cluster.url, ...(await cluster.createProject('faults-failover')) };
     expect((await projectCall(p, 'POST', '/collections', { key: p.secretKey, body: { name: 'notes', fields: { body: { type: 'text' } } } })).status).toBe(201);
     const rec = await projectCall<{ record: { id: string } }>(p, 'POST', '/collections/notes/records', { key: p.secretKey, body: { data: { body: 'x' } } });
