@@ -9,6 +9,7 @@
 import type { Page } from 'playwright-core';
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { enableAuth, projectCall, type ProjectAccess } from '../e2e/support/api';
+import { signInToDashboard } from './support/dashboard-sign-in';
 import { launchChromium, type LaunchedChromium } from './support/chromium';
 
 const PASSWORD = 'first user password';
@@ -33,11 +34,7 @@ describe('dashboard forms in headless Chromium', () => {
     chromium = await launchChromium({ width: 1280, height: 800 });
     page = await chromium.browser.newPage();
     page.setDefaultTimeout(8000);
-    await page.goto(`${base}/_/`);
-    await page.fill('input[name=key]', p.secretKey);
-    await page.fill('input[name=project]', p.id);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('header nav a:text-is("Collections")');
+    await signInToDashboard(page, base, p, 'Collections');
   }, 60_000);
 
   afterAll(async () => {

@@ -7,6 +7,7 @@ import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { enableAuth, projectCall, type ProjectAccess, type SessionBody } from '../e2e/support/api';
+import { signInToDashboard } from './support/dashboard-sign-in';
 import { launchChromium, type LaunchedChromium } from './support/chromium';
 
 const EMAIL = 'two-factor@dashboard.example';
@@ -32,11 +33,7 @@ describe('dashboard: a user\'s second factors', () => {
     chromium = await launchChromium({ width: 1280, height: 800 });
     page = await chromium.browser.newPage();
     page.setDefaultTimeout(8000);
-    await page.goto(`${base}/_/`);
-    await page.fill('input[name=key]', p.secretKey);
-    await page.fill('input[name=project]', p.id);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('header nav a:text-is("Users")');
+    await signInToDashboard(page, base, p, 'Users');
   }, 60_000);
 
   afterAll(async () => {
