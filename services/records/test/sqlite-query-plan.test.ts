@@ -4,7 +4,7 @@
  * the index with no temporary sort (orderBy).
  */
 import { asProjectId, type Collection, type Predicate } from '@plinth/shared';
-import type { KeysetPosition, SortDirection } from '../src/store/record-store';
+import { RANK_ORDER, type KeysetPosition, type SortDirection } from '../src/store/record-store';
 import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
 
 const P = asProjectId('plan-test');
@@ -111,5 +111,38 @@ describe('a count whose where is on indexed fields reads no record bodies', () =
     const p = store.explain(P, TASKS, { aggregate: { predicate: ['owner', '==', 'u1'], sum: ['priority'], avg: [] } }).join('\n');
     expect(p).toMatch(/SEARCH rec_plan-test_tasks USING INDEX/);
     expect(p).not.toMatch(/COVERING/);
+  });
+});
+
+describe('a search that nothing but its words filters reads only the records of its page', () => {
+  const ARTICLES: Collection = { ...TASKS, name: 'articles', fields: { title: { type: 'text', searchable: true }, shelf: { type: 'text' } } };
+  const at = (n: number): string => `2026-01-01T00:00:0${n}.000Z`;
+  beforeAll(async () => {
+    await store.createCollection(P, ARTICLES);
+    // Written in an order that is not the ids' order, all with the same text: every rank ties.
+    for (const [n, id] of [[1, 'rec_c'], [2, 'rec_a'], [3, 'rec_b']] as const) {
+      await store.insertRecord(P, ARTICLES, { id, version: 1, created_at: at(n), updated_at: at(n), title: 'plain apple', shelf: 's' });
+    }
+  });
+  const ranked = (predicate: Predicate) => ({ predicate, search: ['apple'], orderBy: RANK_ORDER, direction: 'asc' as const, limit: 10 });
+
+  it('ranked: the page is taken from the index, then only its records are read', () => {
+    const p = store.explain(P, ARTICLES, ranked(true)).join('\n');
+    expect(p).toMatch(/(CO-ROUTINE|MATERIALIZE) m/);
+    expect(store.explain(P, ARTICLES, ranked(['shelf', '==', 's'])).join('\n')).not.toMatch(/(CO-ROUTINE|MATERIALIZE) m/);
+  });
+
+  it('a count is answered by the index alone', () => {
+    const p = store.explain(P, ARTICLES, { aggregate: { predicate: true, search: ['apple'], sum: [], avg: [] } }).join('\n');
+    expect(p).toMatch(/VIRTUAL TABLE/);
+    expect(p).not.toMatch(/(SCAN|SEARCH) rec_plan-test_articles/);
+  });
+
+  it('ties keep the order the records were written in, whether a filter applies or not', async () => {
+    const ids = async (predicate: Predicate) => (await store.queryRecords(P, ARTICLES, ranked(predicate))).map((r) => r.id);
+    expect(await ids(true)).toEqual(['rec_c', 'rec_a', 'rec_b']);
+    expect(await ids(['shelf', '==', 's'])).toEqual(['rec_c', 'rec_a', 'rec_b']);
+    const second = await store.queryRecords(P, ARTICLES, { ...ranked(true), limit: 2, after: { value: 1, id: '' } });
+    expect(second.map((r) => r.id)).toEqual(['rec_a', 'rec_b']);
   });
 });

@@ -13,7 +13,8 @@ import type { Collection } from '@plinth/shared';
 import type { AggregateQuery, AggregateResult } from '../record-store';
 import { compilePredicate, type SqlValue } from './sqlite-predicate';
 import { BUDGET_FUNCTION, type RawRow } from './sqlite-query-job';
-import { searchFilter } from './sqlite-search-sql';
+import { searchCountSource, searchFilter } from './sqlite-search-sql';
+import { ftsQuery } from './sqlite-search-index';
 
 /** The stored value of `field` when it is a JSON number, else NULL. */
 function numeric(field: string, data: string): string {
@@ -32,6 +33,11 @@ export function aggregateSql(table: string, collection: Collection, query: Aggre
     ...query.avg.map((f, i) => `'a${i}', AVG(${numeric(f, data)})`),
   ].join(', ');
   const whereSql = tolerant ? where.sql.replaceAll("(data, '$.", `(${data}, '$.`) : where.sql;
+  if (query.search && where.sql === '1' && query.sum.length === 0 && query.avg.length === 0) {
+    // A count of what the words match, nothing else filtering: the index alone answers it.
+    const sql = `SELECT '' AS id, 0 AS version, '' AS created_at, '' AS updated_at, json_object(${results}) AS data FROM ${searchCountSource(table, BUDGET_FUNCTION)} LIMIT ?`;
+    return { sql, params: [ftsQuery(query.search)] };
+  }
   const search = searchFilter(table, query.search);
   const sql =
     `SELECT '' AS id, 0 AS version, '' AS created_at, '' AS updated_at, json_object(${results}) AS data ` +

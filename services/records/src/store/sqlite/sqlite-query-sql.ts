@@ -59,7 +59,7 @@ export function querySql(table: string, collection: Collection, query: RecordQue
   const tolerate = (sql: string): string => (tolerant ? sql.replaceAll("(data, '$.", `(${TOLERANT_DATA}, '$.`) : sql);
   if (query.search && query.orderBy === RANK_ORDER) {
     const offset = typeof query.after?.value === 'number' ? query.after.value : 0;
-    const sql = rankedSelect(table, `${BUDGET_FUNCTION}("${table}".id) AND ${where.sql}`, offset);
+    const sql = rankedSelect(table, BUDGET_FUNCTION, where.sql, offset);
     return [{ sql: tolerate(sql), params: [...searchFilter(table, query.search).params, ...where.params] }];
   }
   const search = searchFilter(table, query.search);
