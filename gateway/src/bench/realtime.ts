@@ -16,12 +16,15 @@ import { runEntry, type BenchProcess } from './processes';
  *     REST create latency while it runs, against the idle figure;
  * (3) 1,000 connections of 1,000 signed-up users on an owner-only collection, writes for random
  *     owners at 20/s: latency, and whether anything was misdelivered;
- * (4) server RSS per 1,000 idle subscribed connections.
- * BENCH_RT_CONNECTIONS (default 1000) and BENCH_SECONDS (default 5) scale it.
+ * (4) server RSS per 1,000 idle subscribed connections (every process of the server, summed).
+ * BENCH_RT_CONNECTIONS (default 1000) and BENCH_SECONDS (default 5) scale it; BENCH_RT_WORKERS
+ * (default 1) runs the server with that many worker processes, so connections spread over them
+ * and an event written on one worker reaches subscribers on the others.
  */
 
 const N = Number(process.env.BENCH_RT_CONNECTIONS ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WORKERS = Math.max(1, Number(process.env.BENCH_RT_WORKERS ?? 1));
 
 interface Ctx {
   url: string;
@@ -35,9 +38,15 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** RSS of `pid` and of every process under it (the standalone server's workers), in MB. */
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
+  let total = m ? Number(m[1]) / 1024 : NaN;
+  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+    const children = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+    for (const child of children ? children.split(/\s+/) : []) total += rssMb(Number(child));
+  }
+  return total;
 }
 
 async function api(ctx: Ctx, method: string, p: string, key: string, body?: unknown, token?: string): Promise<{ status: number; body: unknown }> {
@@ -151,8 +160,8 @@ export async function benchRealtime(): Promise<string> {
   const lines: string[] = [];
   try {
     server = await runEntry('gateway/dist/standalone.js', {
-      // One process: the RSS below is that process's, and the connections all share one hub.
-      PLINTH_WORKERS: '1',
+      // One process by default: the connections all share one hub.
+      PLINTH_WORKERS: String(WORKERS),
       PLINTH_DATA_DIR: dataDir,
       PLINTH_ADMIN_KEY: adminKey,
       PLINTH_BCRYPT_COST: '4',
@@ -259,7 +268,8 @@ export async function benchRealtime(): Promise<string> {
         `(${lat3.length} of ${s3} timed); misdelivered: ${misdelivered}; load generator CPU ${genCpu3.toFixed(0)} %`,
     );
     closeAll(owned);
-    return ['## realtime (standalone, one process; load generator in another)', ...lines].join('\n');
+    const topology = WORKERS === 1 ? 'one process' : `${WORKERS} worker processes`;
+    return [`## realtime (standalone, ${topology}; load generator in another)`, ...lines].join('\n');
   } finally {
     await server?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
