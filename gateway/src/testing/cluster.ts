@@ -60,6 +60,12 @@ export interface Cluster {
   processes: RunningProcess[];
   /** Creates a project through the operator API and returns its keys. */
   createProject(id?: string): Promise<{ id: string; publicKey: string; secretKey: string }>;
+  /**
+   * Starts the process called `name` again (SIGKILLed first if it still runs), with the same
+   * environment on the same port, so every process that calls it finds it where it was; it
+   * replaces the old one in `processes` once healthy.
+   */
+  restart(name: string): Promise<RunningProcess>;
   stop(): Promise<void>;
 }
 
@@ -166,6 +172,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     PLINTH_INTERNAL_SECRET: internalSecret,
   };
   const processes: RunningProcess[] = [];
+  /** How each process was started, by name, for restart(). */
+  const launched = new Map<string, { entry: string; env: NodeJS.ProcessEnv }>();
+  const launch = async (name: string, entry: string, env: NodeJS.ProcessEnv, givenPort?: number): Promise<RunningProcess> => {
+    const p = await startProcess(name, entry, env, givenPort);
+    launched.set(name, { entry, env });
+    return p;
+  };
   const urls: Record<ClusterService, string[]> = { records: [], auth: [], mailer: [], realtime: [] };
   try {
     // Auth first: records (JWKS for user tokens) and the mailer (mail settings) call it.
@@ -175,17 +188,17 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       const callsAuth = svc === 'auth' ? {} : { AUTH_URL: urls.auth.join(',') };
       const callsRecords = svc === 'realtime' ? { RECORDS_URL: urls.records.join(',') } : {};
       for (let i = 0; i < n; i++) {
-        const p = await startProcess(`${svc}-${i}`, ENTRY[svc], { ...base, ...callsAuth, ...callsRecords, ...opts.serviceEnv?.[svc] });
+        const p = await launch(`${svc}-${i}`, ENTRY[svc], { ...base, ...callsAuth, ...callsRecords, ...opts.serviceEnv?.[svc] });
         processes.push(p);
         urls[svc].push(p.url);
       }
       for (let i = 0; i < (opts.unlisted?.[svc] ?? 0); i++) {
-        processes.push(await startProcess(`${svc}-unlisted-${i}`, ENTRY[svc], { ...base, ...callsAuth, ...callsRecords, ...opts.serviceEnv?.[svc] }));
+        processes.push(await launch(`${svc}-unlisted-${i}`, ENTRY[svc], { ...base, ...callsAuth, ...callsRecords, ...opts.serviceEnv?.[svc] }));
       }
     }
     const gatewayUrls: string[] = [];
     for (let i = 0; i < (opts.gateways ?? 1); i++) {
-      const gateway = await startProcess(i === 0 ? 'gateway' : `gateway-${i}`, ENTRY.gateway, {
+      const gateway = await launch(i === 0 ? 'gateway' : `gateway-${i}`, ENTRY.gateway, {
         ...base,
         ...opts.gatewayEnv,
         PLINTH_ADMIN_KEY: adminKey,
@@ -217,6 +230,20 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         if (res.status !== 201) throw new Error(`createProject: ${res.status} ${await res.text()}`);
         const body = (await res.json()) as { project: { id: string }; keys: { public: string; secret: string } };
         return { id: body.project.id, publicKey: body.keys.public, secretKey: body.keys.secret };
+      },
+      restart: async (name) => {
+        const at = processes.findIndex((p) => p.name === name);
+        const spec = launched.get(name);
+        if (at < 0 || !spec) throw new Error(`restart: no process called ${name}`);
+        const old = processes[at]!;
+        if (old.child.exitCode === null && old.child.signalCode === null) {
+          const exited = new Promise<void>((r) => old.child.once('exit', () => r()));
+          old.child.kill('SIGKILL');
+          await exited;
+        }
+        const again = await startProcess(name, spec.entry, spec.env, Number(new URL(old.url).port));
+        processes[at] = again;
+        return again;
       },
       stop: async () => {
         for (const p of [...processes].reverse()) await stopProcess(p);
