@@ -169,7 +169,7 @@ describe('dashboard records: inline edit, CSV export, API preview in headless Ch
     }
     const shown = await page.locator('tbody tr td:first-child').allTextContents();
     expect(shown).toHaveLength(2);
-    await page.locator('main').screenshot({ path: path.join(ARTIFACTS, '11-records-api-preview.png') });
+    await page.locator('main').screenshot({ path: path.join(ARTIFACTS, '06-records-api-preview.png') });
     const env = { ...process.env, PLINTH_KEY: p.secretKey };
 
     const viaCurl = JSON.parse((await run('bash', ['-c', curl], { env, timeout: 10_000 })).stdout) as { records: Rec[]; total: number };
