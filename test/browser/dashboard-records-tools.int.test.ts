@@ -156,7 +156,28 @@ describe('dashboard records: inline edit, CSV export, API preview in headless Ch
     expect(rows.slice(1).map((r) => r[1])).toContain('=1+1');
   });
 
+  it('exports a query of more than one export page (1000 records a request), each record once, in order', async () => {
+    expect((await projectCall(p, 'POST', '/collections', { key: p.secretKey, body: { name: 'bulk', fields: { k: { type: 'integer' } } } })).status).toBe(201);
+    for (let b = 0; b < 11; b += 1) {
+      const operations = Array.from({ length: b < 10 ? 100 : 5 }, (_, i) => ({ op: 'create', collection: 'bulk', data: { k: b * 100 + i } }));
+      expect((await projectCall(p, 'POST', '/batch', { key: p.secretKey, body: { operations } })).status).toBe(200);
+    }
+    await page.click('header nav a:text-is("Collections")');
+    await page.click('tr:has(td:text-is("bulk")) a:text-is("Records")');
+    await page.waitForSelector('text=1005 records');
+    await page.selectOption('select[name=orderBy]', 'k');
+    await page.selectOption('select[name=direction]', 'desc');
+    await page.click('button:text-is("Apply")');
+    await page.waitForSelector('tbody tr td[data-field=k]:text-is("1004")');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:text-is("Export CSV")')]);
+    const rows = parseCsv(fs.readFileSync((await download.path()) as string, 'utf8')).slice(1);
+    expect(rows.map((r) => Number(r[1]))).toEqual(Array.from({ length: 1005 }, (_, i) => 1004 - i));
+    expect(new Set(rows.map((r) => r[0])).size).toBe(1005);
+  });
+
   it('previews the query as curl and SDK code that answer what the table shows, with no key in them', async () => {
+    await page.selectOption('section[aria-labelledby=records-h] label:has-text("Collection") select', 'notes');
+    await page.waitForSelector('h1:text-is("Records of notes")');
     await applyQuery({ where: ['n', '<=', '6'], orderBy: 'n', direction: 'desc', limit: 2 });
     await page.waitForSelector('text=5 records match');
     await page.click('button:text-is("API preview")');

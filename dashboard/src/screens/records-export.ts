@@ -21,15 +21,20 @@ export function toCsv(columns: string[], records: RecordDoc[]): string {
   return line(columns.map(csvField)) + records.map((r) => line(columns.map((c) => csvField(r[c])))).join('');
 }
 
-/** Reads every page of the query (1000 a page); `onProgress` gets the count read so far. */
+/**
+ * Reads every page of the query (1000 a page); `onProgress` gets the count read so far. The
+ * first page asks for the total, so a query over the limit is refused before reading on.
+ */
 export async function readAll(secret: string, base: string, q: Query, onProgress: (n: number) => void): Promise<RecordDoc[]> {
   const all: RecordDoc[] = [];
   let cursor: string | null = null;
   do {
-    const params = new URLSearchParams(listParams(q, { cursor, limit: PAGE }));
-    const page: { records: RecordDoc[]; cursor: string | null } = await call(secret, 'GET', `${base}?${params.toString()}`);
+    const params = new URLSearchParams(listParams(q, { cursor, limit: PAGE, count: cursor === null }));
+    const page: { records: RecordDoc[]; cursor: string | null; total?: number } = await call(secret, 'GET', `${base}?${params.toString()}`);
+    if ((page.total ?? 0) > EXPORT_MAX_RECORDS || all.length + page.records.length > EXPORT_MAX_RECORDS) {
+      throw new Error(`The query matches more than ${EXPORT_MAX_RECORDS} records: narrow it to export.`);
+    }
     all.push(...page.records);
-    if (all.length > EXPORT_MAX_RECORDS) throw new Error(`The query matches more than ${EXPORT_MAX_RECORDS} records: narrow it to export.`);
     onProgress(all.length);
     cursor = page.cursor;
   } while (cursor);
