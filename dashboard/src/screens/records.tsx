@@ -141,6 +141,7 @@ function Table({ project, secret, collection }: { project: string; secret: strin
       {page && page.records.length === 0 && <Empty>No records{filtered(query) ? ' match this query' : ''}.</Empty>}
       {page && page.records.length > 0 && (
         <div class="scroll">
+          <p class="hint">Double-click a field's cell (or Tab to it and press Enter) to edit it in place.</p>
           <table>
             <thead>
               <tr>
