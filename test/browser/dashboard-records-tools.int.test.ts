@@ -7,8 +7,10 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
@@ -16,8 +18,9 @@ import { signInToDashboard } from './support/dashboard-sign-in';
 import { launchChromium, type LaunchedChromium } from './support/chromium';
 
 const run = promisify(execFile);
-/** Inside the checkout, so the SDK code's `import '@plinth/client'` resolves (git-ignored). */
-const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/dashboard');
+const ROOT = path.resolve(__dirname, '../..');
+/** Screenshots (git-ignored). */
+const ARTIFACTS = path.join(ROOT, 'test-artifacts/dashboard');
 
 interface Rec {
   id: string;
@@ -57,6 +60,7 @@ describe('dashboard records: inline edit, CSV export, API preview in headless Ch
   let chromium: LaunchedChromium;
   let page: Page;
   let p: ProjectAccess;
+  let tmp: string;
   const TITLES = ['plain', 'comma, inside', 'quote "inside"', 'line\nbreak', 'unicode é ✓', '=1+1'];
 
   const cell = (id: string, field: string) => page.locator(`tr:has(td:text-is("${id}")) td[data-field=${field}]`);
@@ -95,6 +99,7 @@ describe('dashboard records: inline edit, CSV export, API preview in headless Ch
       expect(r.status).toBe(201);
     }
     fs.mkdirSync(ARTIFACTS, { recursive: true });
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-api-preview-'));
     chromium = await launchChromium({ width: 1280, height: 900 });
     page = await chromium.browser.newPage();
     page.setDefaultTimeout(8000);
@@ -107,6 +112,7 @@ describe('dashboard records: inline edit, CSV export, API preview in headless Ch
   afterAll(async () => {
     await chromium?.close();
     await t?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
   it('edits a cell in place with the row\'s version; a record changed meanwhile is a 409 and keeps the other write', async () => {
@@ -197,8 +203,17 @@ describe('dashboard records: inline edit, CSV export, API preview in headless Ch
     expect(viaCurl.records.map((r) => r.id)).toEqual(shown);
     expect(viaCurl.total).toBe(5);
 
-    const file = path.join(ARTIFACTS, 'api-preview-sdk.mjs');
-    fs.writeFileSync(file, `${sdk}\nprocess.stdout.write('\\n' + JSON.stringify({ ids: page.records.map((r) => r.id), total: page.total }));\n`);
+    // Bundled as the README's SDK example is (clients/js/test/readme-example), from the SDK's source.
+    const file = path.join(tmp, 'api-preview-sdk.mjs');
+    await build({
+      stdin: { contents: `${sdk}\nprocess.stdout.write('\\n' + JSON.stringify({ ids: page.records.map((r) => r.id), total: page.total }));\n`, loader: 'ts', resolveDir: tmp },
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      outfile: file,
+      logLevel: 'silent',
+      plugins: [{ name: 'plinth-client-source', setup: (b) => b.onResolve({ filter: /^@plinth\/client$/ }, () => ({ path: path.join(ROOT, 'clients/js/src/index.ts') })) }],
+    });
     const out = (await run(process.execPath, [file], { env, timeout: 10_000 })).stdout.trim().split('\n');
     expect(JSON.parse(out[out.length - 1] as string)).toEqual({ ids: shown, total: 5 });
 
