@@ -1,11 +1,16 @@
 /**
  * Dashboard forms that used to trap their user, in headless Chromium against a standalone Plinth
  * on a real port, signed in with the project's secret key:
- * - a second user created without typing a password got the first user's password;
+ * - a second user created without typing a password got the first user's password (now the
+ *   password field empties after each create, and an empty one is refused unless "No password"
+ *   is ticked);
  * - "New record" after a failed create showed the failed values again;
  * - "Retry my changes on version N" after a 409 did not save;
- * - at 375 px (a phone) tables pushed the page wider than the screen.
+ * - at 375 px (a phone) tables pushed the page wider than the screen (each screen is
+ *   photographed to test-artifacts/dashboard/narrow-*.png).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { enableAuth, projectCall, type ProjectAccess } from '../e2e/support/api';
@@ -13,6 +18,8 @@ import { signInToDashboard } from './support/dashboard-sign-in';
 import { launchChromium, type LaunchedChromium } from './support/chromium';
 
 const PASSWORD = 'first user password';
+/** Where the 375 px screenshots go (git-ignored). */
+const SHOTS = path.resolve(__dirname, '../../test-artifacts/dashboard');
 
 describe('dashboard forms in headless Chromium', () => {
   let t: TestPlinth;
@@ -44,20 +51,32 @@ describe('dashboard forms in headless Chromium', () => {
 
   const go = (screen: string) => page.click(`header nav a:text-is("${screen}")`);
 
-  it('a second user created without a password has none (not the first user\'s)', async () => {
+  it('refuses a user without a password unless "No password" is ticked, and never carries a password over', async () => {
     await go('Users');
     await page.fill('input[name=new-user-email]', 'first@forms.example');
     await page.fill('input[name=new-user-password]', PASSWORD);
     await page.click('button:text-is("Create user")');
     await page.waitForSelector('td:text-is("first@forms.example")');
     await expect(page.locator('input[name=new-user-password]').inputValue()).resolves.toBe('');
+    await expect(page.locator('input[name=new-user-email]').inputValue()).resolves.toBe('');
+    // The next user without retyping a password: refused, nothing is created.
     await page.fill('input[name=new-user-email]', 'second@forms.example');
     await page.click('button:text-is("Create user")');
+    await expect(page.locator('section[aria-labelledby=users-h] > [role=alert]').textContent()).resolves.toContain('Type a password for the new user');
+    const users = async () => {
+      const list = await projectCall<{ users: Array<{ email: string; has_password: boolean }> }>(p, 'GET', '/auth/users', { key: p.secretKey });
+      return Object.fromEntries(list.body.users.map((u) => [u.email, u.has_password]));
+    };
+    expect(await users()).toEqual({ 'first@forms.example': true });
+    // A password-less user is a choice: "No password".
+    await page.check('input[name=new-user-no-password]');
+    await page.click('button:text-is("Create user")');
     await page.waitForSelector('td:text-is("second@forms.example")');
-    const list = await projectCall<{ users: Array<{ email: string; has_password: boolean }> }>(p, 'GET', '/auth/users', { key: p.secretKey });
-    expect(Object.fromEntries(list.body.users.map((u) => [u.email, u.has_password]))).toEqual({ 'first@forms.example': true, 'second@forms.example': false });
-    const signIn = await projectCall(p, 'POST', '/auth/signin', { key: p.publicKey, body: { email: 'second@forms.example', password: PASSWORD } });
-    expect(signIn.status).toBe(401);
+    await expect(page.locator('input[name=new-user-no-password]').isChecked()).resolves.toBe(false);
+    expect(await users()).toEqual({ 'first@forms.example': true, 'second@forms.example': false });
+    const signIn = (email: string) => projectCall(p, 'POST', '/auth/signin', { key: p.publicKey, body: { email, password: PASSWORD } });
+    expect((await signIn('second@forms.example')).status).toBe(401);
+    expect((await signIn('first@forms.example')).status).toBe(200);
   });
 
   it('"New record" after a failed create starts from an empty form', async () => {
@@ -100,6 +119,13 @@ describe('dashboard forms in headless Chromium', () => {
         body: { data: { title: `a rather long title that does not fit on a phone, number ${i}`, n: i, tags: ['one', 'two', 'three', 'four'] } },
       });
     }
+    // A provider row in the Users screen's providers table, with a long client id.
+    const provider = await projectCall(p, 'PATCH', '/settings/auth', {
+      key: p.secretKey,
+      body: { providers: { github: { enabled: true, client_id: 'Iv1.a-rather-long-client-id-of-a-github-app-0123456789abcdef', client_secret: 'not shown' } } },
+    });
+    expect(provider.status).toBe(200);
+    fs.mkdirSync(SHOTS, { recursive: true });
     await page.setViewportSize({ width: 375, height: 800 });
     const overflow: string[] = [];
     const broken: string[] = [];
@@ -109,9 +135,14 @@ describe('dashboard forms in headless Chromium', () => {
       if (screen === 'Records') {
         await page.selectOption('section[aria-labelledby=records-h] label:has-text("Collection") select', 'items');
         await page.waitForSelector('tbody tr');
+        // The API preview and a cell edited in place must fit too.
+        await page.click('button:text-is("API preview")');
+        await page.locator('tbody tr td[data-field=title]').first().dblclick();
+        await page.waitForSelector('input[name=cell-title]');
       }
+      await page.screenshot({ path: path.join(SHOTS, `narrow-${screen.toLowerCase().replace(/ /g, '-')}.png`), fullPage: true });
       const widths = (await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as [number, number];
-      if (widths[0] > widths[1]) overflow.push(`${screen}: ${widths[0]} > ${widths[1]}`);
+      if (widths[0] > Math.min(widths[1], 375)) overflow.push(`${screen}: ${widths[0]} > ${widths[1]}`);
       // A header or button split inside a word ("Del|ete", "Na|me") takes more lines than it has words.
       const split = (await page.evaluate(`[...document.querySelectorAll('main th, main button')].filter((el) => {
         const words = el.textContent.trim().split(/\\s+/).filter(Boolean).length;

@@ -277,7 +277,7 @@ describe('the admin dashboard in headless Chromium', () => {
     await page.waitForSelector('h2:text-is("Dev mailbox")');
     await shot('09-mail');
 
-    for (const [screen, name] of [['Records', 'records'], ['Users', 'users'], ['Collections', 'collections']] as const) {
+    for (const [screen, name] of [['Records', 'records'], ['Users', 'users'], ['Collections', 'collections'], ['Projects', 'projects']] as const) {
       await page.setViewportSize({ width: 375, height: 800 });
       await go(screen);
       await page.waitForSelector('main h1');

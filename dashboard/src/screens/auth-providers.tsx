@@ -54,26 +54,28 @@ export function AuthProviders(props: { project: string; secret: string }) {
   return (
     <section class="panel" aria-labelledby="auth-providers-h">
       <h2 id="auth-providers-h">Sign-in providers</h2>
-      <table aria-label="Sign-in providers">
-        <thead>
-          <tr><th>name</th><th>client id</th><th>issuer</th><th>secret</th><th>enabled</th><th /></tr>
-        </thead>
-        <tbody>
-          {Object.entries(s.providers).map(([name, p]) => (
-            <tr key={name}>
-              <td>{name}</td>
-              <td>{p.client_id}</td>
-              <td>{p.issuer ?? p.github_url ?? '(preset)'}</td>
-              <td>{p.client_secret_set ? 'set' : 'missing'}</td>
-              <td>{p.enabled ? 'yes' : 'no'}</td>
-              <td>
-                <button type="button" onClick={() => setForm({ name, client_id: p.client_id, client_secret: '', issuer: p.issuer ?? '', tenant: p.tenant ?? '', enabled: p.enabled })}>Edit</button>
-                <button type="button" class="danger" onClick={() => void save({ providers: { [name]: null } }, `Provider ${name} removed.`)}>Remove</button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <div class="scroll">
+        <table aria-label="Sign-in providers">
+          <thead>
+            <tr><th>name</th><th>client id</th><th>issuer</th><th>secret</th><th>enabled</th><th /></tr>
+          </thead>
+          <tbody>
+            {Object.entries(s.providers).map(([name, p]) => (
+              <tr key={name}>
+                <td>{name}</td>
+                <td>{p.client_id}</td>
+                <td>{p.issuer ?? p.github_url ?? '(preset)'}</td>
+                <td>{p.client_secret_set ? 'set' : 'missing'}</td>
+                <td>{p.enabled ? 'yes' : 'no'}</td>
+                <td>
+                  <button type="button" onClick={() => setForm({ name, client_id: p.client_id, client_secret: '', issuer: p.issuer ?? '', tenant: p.tenant ?? '', enabled: p.enabled })}>Edit</button>
+                  <button type="button" class="danger" onClick={() => void save({ providers: { [name]: null } }, `Provider ${name} removed.`)}>Remove</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <form
         aria-label="Provider"
         onSubmit={(e) => {

@@ -1,38 +1,19 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, call, projectPath, type Collection, type Json, type RecordDoc } from '../api';
+import { ApiError, call, projectPath, type Collection, type RecordDoc } from '../api';
 import { useProjectKey } from '../project-key';
 import { Confirm, Empty, ErrorBox, JsonView } from '../ui';
 import { RecordFields, dataOf, useFormValues } from './record-form';
 import { useRelationData } from './relation-data';
-
-const OPS = ['==', '!=', '<', '<=', '>', '>=', 'in', 'not-in', 'array-contains', 'array-contains-any', 'contains', 'starts-with'] as const;
-const SYSTEM = ['id', 'version', 'created_at', 'updated_at'];
-interface Cond {
-  field: string;
-  op: string;
-  value: string;
-}
-interface Query {
-  where: Cond[];
-  /** Full-text search words ('' for none); orderBy '' then means "by relevance". */
-  search: string;
-  orderBy: string;
-  direction: 'asc' | 'desc';
-  limit: number;
-}
-
-/** A typed value: JSON when it parses (numbers, booleans, lists), else the text itself. */
-function typed(s: string): Json {
-  try {
-    return JSON.parse(s) as Json;
-  } catch {
-    return s;
-  }
-}
+import { ApiPreview } from './api-preview';
+import { QueryForm } from './query-form';
+import { EditableCell, cellText } from './records-cell';
+import { download, readAll, toCsv } from './records-export';
+import { EMPTY_QUERY, filtered, listParams, type Query } from './records-query';
 
 /**
  * Records: table with cursor paging and the total count, orderBy, a where builder, a search box
- * (collections with searchable fields); create, edit (409 → retry), delete.
+ * (collections with searchable fields); create, edit (409 → retry), edit a cell in place, delete;
+ * CSV export of the whole query and its API preview (curl, SDK).
  */
 export function Records({ project, collection }: { project: string; collection?: string }) {
   const { key, error: keyError } = useProjectKey(project);
@@ -76,9 +57,7 @@ export function Records({ project, collection }: { project: string; collection?:
 
 function Table({ project, secret, collection }: { project: string; secret: string; collection: Collection }) {
   const base = projectPath(project, `/collections/${encodeURIComponent(collection.name)}/records`);
-  const orderable = [...Object.entries(collection.fields).filter(([, d]) => d.type !== 'json' && d.type !== 'list').map(([n]) => n), ...SYSTEM];
-  const searchable = Object.values(collection.fields).some((d) => d.searchable === true);
-  const [draft, setDraft] = useState<Query>({ where: [], search: '', orderBy: 'created_at', direction: 'asc', limit: 20 });
+  const [draft, setDraft] = useState<Query>(EMPTY_QUERY);
   const [query, setQuery] = useState<Query>(draft);
   const [pages, setPages] = useState<(string | null)[]>([null]);
   const [page, setPage] = useState<{ records: RecordDoc[]; cursor: string | null; total?: number } | null>(null);
@@ -86,18 +65,15 @@ function Table({ project, secret, collection }: { project: string; secret: strin
   const [editing, setEditing] = useState<RecordDoc | 'new' | null>(null);
   const [newForm, setNewForm] = useState(0);
   const [deleting, setDeleting] = useState<RecordDoc | null>(null);
+  const [preview, setPreview] = useState(false);
+  const [exporting, setExporting] = useState<number | null>(null);
   const cursor = pages[pages.length - 1] ?? null;
 
   const load = async () => {
     setError(null);
     // count=true: the answer also holds the whole query's total, shown beside the pager.
-    const p = new URLSearchParams({ direction: query.direction, limit: String(query.limit), count: 'true' });
-    if (query.orderBy) p.set('orderBy', query.orderBy);
-    if (query.search.trim()) p.set('search', query.search);
-    if (query.where.length) p.set('where', JSON.stringify(query.where.map((c) => [c.field, c.op, typed(c.value)])));
-    if (cursor) p.set('cursor', cursor);
     try {
-      setPage(await call(secret, 'GET', `${base}?${p.toString()}`));
+      setPage(await call(secret, 'GET', `${base}?${new URLSearchParams(listParams(query, { cursor, count: true })).toString()}`));
     } catch (err) {
       setError(err);
     }
@@ -106,97 +82,31 @@ function Table({ project, secret, collection }: { project: string; secret: strin
   const [runs, setRuns] = useState(0);
   useEffect(() => void load(), [JSON.stringify(query), cursor, runs]);
   const columns = ['id', ...Object.keys(collection.fields), 'version'];
-  const setCond = (i: number, patch: Partial<Cond>) => setDraft({ ...draft, where: draft.where.map((c, j) => (j === i ? { ...c, ...patch } : c)) });
+  const exportCsv = async () => {
+    setError(null);
+    setExporting(0);
+    try {
+      const all = await readAll(secret, base, query, setExporting);
+      download(`${collection.name}.csv`, toCsv(['id', ...Object.keys(collection.fields), 'version', 'created_at', 'updated_at'], all));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setExporting(null);
+    }
+  };
 
   return (
     <div>
-      <form
-        class="panel query"
-        aria-label="Query"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <QueryForm
+        collection={collection}
+        draft={draft}
+        onDraft={setDraft}
+        onApply={() => {
           setPages([null]);
           setQuery(draft);
           setRuns((n) => n + 1);
         }}
-      >
-        {draft.where.map((c, i) => (
-          <div class="row" key={i}>
-            <label>
-              Where field
-              <select value={c.field} onChange={(e) => setCond(i, { field: (e.currentTarget as HTMLSelectElement).value })}>
-                {[...Object.keys(collection.fields), ...SYSTEM].map((f) => (
-                  <option key={f}>{f}</option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Operator
-              <select value={c.op} onChange={(e) => setCond(i, { op: (e.currentTarget as HTMLSelectElement).value })}>
-                {OPS.map((o) => (
-                  <option key={o}>{o}</option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Value
-              <input value={c.value} onInput={(e) => setCond(i, { value: (e.currentTarget as HTMLInputElement).value })} />
-            </label>
-            <button type="button" onClick={() => setDraft({ ...draft, where: draft.where.filter((_, j) => j !== i) })}>
-              Remove condition
-            </button>
-          </div>
-        ))}
-        {searchable && (
-          <div class="row">
-            <label>
-              Search
-              <input
-                name="search"
-                type="search"
-                maxLength={256}
-                placeholder="words in the searchable fields"
-                value={draft.search}
-                onInput={(e) => {
-                  const search = (e.currentTarget as HTMLInputElement).value;
-                  // A search orders by relevance unless another order was chosen; without one,
-                  // "relevance" falls back to the default order.
-                  let orderBy = draft.orderBy;
-                  if (search.trim() && !draft.search.trim() && orderBy === 'created_at') orderBy = '';
-                  if (!search.trim() && orderBy === '') orderBy = 'created_at';
-                  setDraft({ ...draft, search, orderBy });
-                }}
-              />
-            </label>
-          </div>
-        )}
-        <div class="row">
-          <button type="button" onClick={() => setDraft({ ...draft, where: [...draft.where, { field: Object.keys(collection.fields)[0] ?? 'id', op: '==', value: '' }] })}>
-            Add condition
-          </button>
-          <label>
-            Order by
-            <select name="orderBy" value={draft.orderBy} onChange={(e) => setDraft({ ...draft, orderBy: (e.currentTarget as HTMLSelectElement).value })}>
-              {draft.search.trim() && <option value="">relevance</option>}
-              {orderable.map((f) => (
-                <option key={f}>{f}</option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Direction
-            <select name="direction" value={draft.direction} onChange={(e) => setDraft({ ...draft, direction: (e.currentTarget as HTMLSelectElement).value as 'asc' | 'desc' })}>
-              <option>asc</option>
-              <option>desc</option>
-            </select>
-          </label>
-          <label>
-            Page size
-            <input name="limit" type="number" min={1} max={1000} value={draft.limit} onInput={(e) => setDraft({ ...draft, limit: Number((e.currentTarget as HTMLInputElement).value) })} />
-          </label>
-          <button type="submit">Apply</button>
-        </div>
-      </form>
+      />
       <ErrorBox error={error} />
       <div class="row">
         <button
@@ -217,12 +127,21 @@ function Table({ project, secret, collection }: { project: string; secret: strin
         </button>
         <span aria-live="polite">
           Page {pages.length}
-          {page?.total !== undefined && ` · ${page.total} ${page.total === 1 ? 'record' : 'records'}${query.where.length || query.search.trim() ? ' match' : ''}`}
+          {page?.total !== undefined && ` · ${page.total} ${page.total === 1 ? 'record' : 'records'}${filtered(query) ? ' match' : ''}`}
         </span>
+        <button type="button" disabled={exporting !== null} onClick={() => void exportCsv()}>
+          Export CSV
+        </button>
+        {exporting !== null && <span role="status">Exporting… {exporting} records read</span>}
+        <button type="button" aria-expanded={preview} onClick={() => setPreview(!preview)}>
+          API preview
+        </button>
       </div>
-      {page && page.records.length === 0 && <Empty>No records{query.where.length || query.search.trim() ? ' match this query' : ''}.</Empty>}
+      {preview && <ApiPreview project={project} collection={collection.name} query={query} />}
+      {page && page.records.length === 0 && <Empty>No records{filtered(query) ? ' match this query' : ''}.</Empty>}
       {page && page.records.length > 0 && (
         <div class="scroll">
+          <p class="hint">Double-click a field's cell (or Tab to it and press Enter) to edit it in place.</p>
           <table>
             <thead>
               <tr>
@@ -235,9 +154,24 @@ function Table({ project, secret, collection }: { project: string; secret: strin
             <tbody>
               {page.records.map((r) => (
                 <tr key={r.id}>
-                  {columns.map((c) => (
-                    <td key={c}>{r[c] === undefined ? '' : typeof r[c] === 'string' ? (r[c] as string) : JSON.stringify(r[c])}</td>
-                  ))}
+                  {columns.map((c) => {
+                    const def = collection.fields[c];
+                    if (!def) return <td key={c}>{cellText(r[c])}</td>;
+                    return (
+                      <EditableCell
+                        key={`${c}-${r.version}`}
+                        record={r}
+                        field={c}
+                        def={def}
+                        base={base}
+                        secret={secret}
+                        onSaved={(saved) => setPage((pg) => pg && { ...pg, records: pg.records.map((x) => (x.id === saved.id ? saved : x)) })}
+                        onConflict={(err) => {
+                          void load().then(() => setError(err));
+                        }}
+                      />
+                    );
+                  })}
                   <td class="actions">
                     <button type="button" aria-label={`Edit ${r.id}`} onClick={() => setEditing(r)}>
                       Edit

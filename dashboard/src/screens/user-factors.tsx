@@ -47,26 +47,28 @@ export function UserFactors(props: { secret: string; userPath: string; label: st
       <h3>Second factors</h3>
       {factors && factors.length === 0 && <p>No second factor: this user signs in with one factor.</p>}
       {factors && factors.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>Type</th>
-              <th>Status</th>
-              <th>Since</th>
-              <th>Recovery codes left</th>
-            </tr>
-          </thead>
-          <tbody>
-            {factors.map((f) => (
-              <tr key={f.type}>
-                <td>{f.type === 'totp' ? 'Authenticator app (TOTP)' : f.type}</td>
-                <td>{f.status}</td>
-                <td>{f.confirmed_at ?? f.created_at}</td>
-                <td>{f.recovery_codes_left}</td>
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th>Type</th>
+                <th>Status</th>
+                <th>Since</th>
+                <th>Recovery codes left</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {factors.map((f) => (
+                <tr key={f.type}>
+                  <td>{f.type === 'totp' ? 'Authenticator app (TOTP)' : f.type}</td>
+                  <td>{f.status}</td>
+                  <td>{f.confirmed_at ?? f.created_at}</td>
+                  <td>{f.recovery_codes_left}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {factors && factors.length > 0 && (
         <button type="button" class="danger" aria-label={`Reset two-factor sign-in of ${props.label}`} onClick={() => void reset()}>

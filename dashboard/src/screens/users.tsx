@@ -21,6 +21,7 @@ export function Users({ project }: { project: string }) {
   const [notice, setNotice] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [noPassword, setNoPassword] = useState(false);
   const [selected, setSelected] = useState<User | null>(null);
   const [reload, setReload] = useState(0);
   const base = projectPath(project, '/auth/users');
@@ -69,11 +70,21 @@ export function Users({ project }: { project: string }) {
         aria-label="Create a user"
         onSubmit={(e) => {
           e.preventDefault();
+          // An empty password is refused unless "No password" says so: a user created without
+          // one signs in only by code, link or provider, which must be a choice, not a slip.
+          if (!noPassword && password === '') {
+            setNotice('');
+            setError(new Error('Type a password for the new user, or tick "No password".'));
+            return;
+          }
+          const body = noPassword ? { email } : { email, password };
+          // The password leaves the form with this request, whatever the answer: it is never
+          // carried over to the next user.
+          setPassword('');
           void act(`User ${email} created.`, async () => {
-            await call(key, 'POST', base, password ? { email, password } : { email });
-            // The next user starts from an empty form: a password left in the field would be theirs too.
+            await call(key, 'POST', base, body);
             setEmail('');
-            setPassword('');
+            setNoPassword(false);
           });
         }}
       >
@@ -82,8 +93,28 @@ export function Users({ project }: { project: string }) {
           <input type="email" name="new-user-email" required value={email} onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)} />
         </label>
         <label>
-          Password (optional)
-          <input type="password" name="new-user-password" autoComplete="new-password" value={password} onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)} />
+          Password
+          <input
+            type="password"
+            name="new-user-password"
+            autoComplete="new-password"
+            disabled={noPassword}
+            value={password}
+            onInput={(e) => setPassword((e.currentTarget as HTMLInputElement).value)}
+          />
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="new-user-no-password"
+            checked={noPassword}
+            onChange={(e) => {
+              const on = (e.currentTarget as HTMLInputElement).checked;
+              setNoPassword(on);
+              if (on) setPassword('');
+            }}
+          />
+          No password (signs in by code, link or provider)
         </label>
         <button type="submit">Create user</button>
       </form>
