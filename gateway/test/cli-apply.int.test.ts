@@ -26,11 +26,12 @@ describe('plinth apply: validate first, no silent data loss, resumable', () => {
   /** A fresh project, the CLI and the API as its secret key. */
   async function project() {
     const p = await t.createProject();
-    const cli = async (...args: string[]) => {
+    const cli = async (...args: string[]) => cliWith({}, ...args);
+    const cliWith = async (extraEnv: Record<string, string>, ...args: string[]) => {
       let out = '';
       let err = '';
       const code = await runCli(args, {
-        env: { PLINTH: url, PLINTH_PROJECT: p.id, PLINTH_SECRET_KEY: p.secretKey },
+        env: { PLINTH: url, PLINTH_PROJECT: p.id, PLINTH_SECRET_KEY: p.secretKey, ...extraEnv },
         out: { write: (s: string) => (out += s) },
         err: { write: (s: string) => (err += s) },
       });
@@ -45,7 +46,7 @@ describe('plinth apply: validate first, no silent data loss, resumable', () => {
       return { status: res.status, body: await res.json() };
     };
     const pull = async () => JSON.parse((await cli('pull', '-')).out) as { collections: { [name: string]: unknown } };
-    return { cli, api, pull };
+    return { cli, cliWith, api, pull };
   }
   const file = (name: string, value: unknown): string => {
     const p = path.join(dir, name);
@@ -141,5 +142,56 @@ describe('plinth apply: validate first, no silent data loss, resumable', () => {
     expect(again.out).toContain('~ update collection beta');
     expect(again.out).toContain('1 collection(s) changed');
     expect(await pull()).toEqual(wanted);
+  });
+
+  it('an auth section turns Auth and a provider on, checked before anything changes; the secret comes from the environment', async () => {
+    const { cli, cliWith, api } = await project();
+    const settings = async () => (await api('GET', '/settings/auth')).body;
+    const auth = {
+      enabled: true,
+      allow_anonymous: true,
+      redirect_urls: ['https://app.example.com/done'],
+      providers: { github: { client_id: 'gh-client', client_secret: { env: 'GH_SECRET' } } },
+    };
+    const target = file('auth.json', { collections: { notes: { fields: { body: { type: 'text' } }, rules: {} } }, auth });
+
+    const noSecret = await cli('apply', target);
+    expect(noSecret.code).toBe(1);
+    expect(noSecret.err).toContain('auth.providers.github: its client secret is needed: set GH_SECRET in the environment');
+    expect(noSecret.err).toContain('nothing changed');
+    const invalid = file('auth-bad.json', { collections: { notes: { fields: {}, rules: {} } }, auth: { providers: { microsoft: { client_id: 'ms', client_secret: { env: 'GH_SECRET' } } } } });
+    const dryBad = await cliWith({ GH_SECRET: 'shh-secret-1' }, 'apply', invalid, '--dry-run');
+    const realBad = await cliWith({ GH_SECRET: 'shh-secret-1' }, 'apply', invalid);
+    expect(dryBad.code).toBe(1);
+    expect(dryBad.err).toContain('auth: 400 invalid_request: providers.microsoft.tenant is required');
+    expect(realBad.err).toBe(dryBad.err);
+    expect(`${dryBad.out}${dryBad.err}${realBad.out}${realBad.err}`).not.toContain('shh-secret-1');
+    expect((await settings()).enabled).toBe(false);
+    expect((await api('GET', '/collections/notes')).status).toBe(404);
+    const literal = await cli('apply', file('auth-literal.json', { collections: {}, auth: { providers: { github: { client_id: 'x', client_secret: 'inline' } } } }));
+    expect(literal.code).toBe(2);
+    expect(literal.err).toContain('client_secret must be {"env": "VARIABLE"}');
+
+    const dry = await cliWith({ GH_SECRET: 'shh-secret-1' }, 'apply', target, '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.out).toContain('(dry run) ~ update Auth settings: ~ enabled false → true, ~ allow_anonymous false → true, ~ redirect_urls [] → ["https://app.example.com/done"], + provider github (secret from the environment)');
+    expect((await settings()).enabled).toBe(false);
+    const real = await cliWith({ GH_SECRET: 'shh-secret-1' }, 'apply', target);
+    expect(real.code).toBe(0);
+    expect(real.out).toContain('1 collection(s) and the Auth settings changed');
+    expect(real.out).not.toContain('shh-secret-1');
+    const now = await settings();
+    expect(now).toMatchObject({ enabled: true, allow_anonymous: true, redirect_urls: ['https://app.example.com/done'] });
+    expect(now.providers.github).toMatchObject({ client_id: 'gh-client', enabled: true, client_secret_set: true });
+    expect((await cliWith({ GH_SECRET: 'shh-secret-1' }, 'apply', target)).out).toContain('no changes');
+
+    // pull --auth writes the settings with the secret as a variable; applying it back changes nothing.
+    const pulled = JSON.parse((await cli('pull', '-', '--auth')).out);
+    expect(pulled.auth.providers.github).toEqual({ enabled: true, client_id: 'gh-client', client_secret: { env: 'PLINTH_GITHUB_CLIENT_SECRET' } });
+    expect(JSON.stringify(pulled)).not.toContain('shh-secret-1');
+    expect((await cli('apply', file('pulled-auth.json', pulled))).out).toContain('no changes');
+    const off = await cli('apply', file('auth-off.json', { collections: {}, auth: { enabled: false, providers: { github: null } } }));
+    expect(off.out).toContain('~ update Auth settings: ~ enabled true → false, - provider github');
+    expect(await settings()).toMatchObject({ enabled: false, providers: {} });
   });
 });

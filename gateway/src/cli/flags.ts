@@ -17,6 +17,7 @@ export const OPTIONS = {
   out: { type: 'string', short: 'o' },
   'dry-run': { type: 'boolean' },
   'allow-data-loss': { type: 'string' },
+  auth: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -32,6 +33,8 @@ export interface Flags extends ConnectionFlags {
   out?: string;
   'dry-run'?: boolean;
   'allow-data-loss'?: string;
+  /** `pull --auth`: write the project's Auth settings too. */
+  auth?: boolean;
   help?: boolean;
   version?: boolean;
 }

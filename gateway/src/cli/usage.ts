@@ -78,11 +78,14 @@ anything changes (fields and rules as the server would check them, type changes)
 field or collection that holds data is refused unless --allow-data-loss names it. --dry-run runs
 the same checks, prints the plan and changes nothing. If a step fails half-way, fix the cause and
 run apply again: it plans from the project's current state and completes the rest.
+An "auth" section sets the project's Auth settings and sign-in providers (a provider's
+client_secret as {"env": "VARIABLE"}, read from the environment), checked first like the rest.
 Needs the project's secret key.
 `,
   pull: `Usage:
-  plinth pull [plinth.schema.json | -]
-Writes the live project's collections (fields and rules) to the file, or to stdout with "-".
+  plinth pull [plinth.schema.json | -] [--auth]
+Writes the live project's collections (fields and rules) to the file, or to stdout with "-";
+--auth adds the Auth settings (provider secrets as environment variables to set).
 Needs the project's secret key.
 `,
   types: `Usage:

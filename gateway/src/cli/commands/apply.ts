@@ -9,14 +9,16 @@
  *    type changes, and data loss — a dropped field (or deleted collection) that holds data is
  *    refused unless `--allow-data-loss` names it. `--dry-run` runs the same checks, so it answers
  *    the same errors.
- * 3. The plan is printed, then applied step by step (one request per collection). The public API
- *    has no multi-collection transaction: a step that fails stops the run, says what was applied,
- *    and a re-run completes it.
+ * 3. The plan is printed, then applied step by step (one request per collection, then one for
+ *    the Auth settings of the file's `auth` section, apply-auth.ts). The public API has no
+ *    multi-collection transaction: a step that fails stops the run, says what was applied, and a
+ *    re-run completes it.
  */
 import { orderByRelations } from './relation-order';
 import { CliError, UsageError, type CliIo, type Connection } from '../client';
 import type { Flags } from '../flags';
 import { readJsonFile } from './args';
+import { planAuth } from './apply-auth';
 import { compact, liveCollections, parseSchema, sameField, type CollectionSpec, type FieldDef, type LiveCollection } from './schema';
 
 interface Step {
@@ -24,6 +26,7 @@ interface Step {
   /** Collection (`c`) or field (`c.f`) whose data this step deletes. */
   drops: string[];
   method: 'POST' | 'PATCH' | 'DELETE';
+  /** The collection changed; empty for the Auth settings step. */
   collection: string;
   body?: unknown;
 }
@@ -97,6 +100,14 @@ async function holdsData(conn: Connection, key: string, target: string, live: Ma
   return (await conn.ok<{ records: unknown[] }>('GET', base, { key })).records.length > 0;
 }
 
+/** "2 collection(s)", "2 collection(s) and the Auth settings", "the Auth settings". */
+function changed(steps: Step[]): string {
+  const collections = steps.filter((s) => s.collection !== '').length;
+  const auth = collections < steps.length;
+  if (collections === 0) return 'the Auth settings';
+  return `${collections} collection(s)${auth ? ' and the Auth settings' : ''}`;
+}
+
 export async function applyCommand(args: string[], flags: Flags, conn: Connection, io: CliIo): Promise<number> {
   const file = args[0] ?? 'plinth.schema.json';
   const schema = parseSchema(readJsonFile(file), file);
@@ -131,6 +142,11 @@ export async function applyCommand(args: string[], flags: Flags, conn: Connectio
     if (allowed.has(target) || !(await holdsData(conn, key, target, live))) continue;
     problems.push(`${target} holds data: deleting it needs --allow-data-loss ${target}`);
   }
+  if (schema.auth) {
+    const auth = await planAuth(conn, key, schema.auth, io.env);
+    problems.push(...auth.problems);
+    if (auth.line) steps.push({ line: auth.line, drops: [], method: 'PATCH', collection: '', body: auth.body });
+  }
 
   for (const step of steps) say(step.line);
   const untouched = [...live.keys()].filter((n) => !(n in schema.collections));
@@ -141,22 +157,23 @@ export async function applyCommand(args: string[], flags: Flags, conn: Connectio
     return 0;
   }
   if (dry) {
-    io.out.write(`${steps.length} collection(s) would change\n`);
+    io.out.write(`${changed(steps)} would change\n`);
     return 0;
   }
 
   for (const [i, step] of steps.entries()) {
-    const path = conn.projectPath(step.method === 'POST' ? '/collections' : `/collections/${encodeURIComponent(step.collection)}`);
+    const rest = step.collection === '' ? '/settings/auth' : step.method === 'POST' ? '/collections' : `/collections/${encodeURIComponent(step.collection)}`;
+    const path = conn.projectPath(rest);
     try {
       await conn.ok(step.method, path, { key, body: step.body });
     } catch (e) {
       if (!(e instanceof CliError)) throw e;
       throw new CliError(
-        `${e.message}\n${i} of ${steps.length} step(s) applied; collection ${step.collection} and the ones after it were not changed.` +
+        `${e.message}\n${i} of ${steps.length} step(s) applied; ${step.collection ? `collection ${step.collection}` : 'the Auth settings'} and the ones after it were not changed.` +
           ` Fix the cause and run apply again: it plans from the project's current state and completes the rest.`,
       );
     }
   }
-  io.out.write(`${steps.length} collection(s) changed\n`);
+  io.out.write(`${changed(steps)} changed\n`);
   return 0;
 }

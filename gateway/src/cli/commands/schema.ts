@@ -4,13 +4,15 @@
  * The file: {"collections": {"<name>": {"fields": {"<field>": {"type", "required"?, "unique"?,
  * "indexed"?, "min"?, "max"?, "min_length"?, "max_length"?, "pattern"?, "enum"?, "default"?,
  * relations: "collection"?, "max_items"?, "on_delete"?, "readable_by_writer"?}},
- * "rules": {"read"?, "create"?, "update"?, "delete"?}} | null}}; `null` asks for the collection
- * to be deleted. Pull writes the same shape, flags only when true and options only when set, so
- * pull then apply changes nothing.
+ * "rules": {"read"?, "create"?, "update"?, "delete"?}} | null}, "auth"?: {…Auth settings…}}; `null`
+ * asks for the collection to be deleted; `auth` is apply-auth.ts's. Pull writes the same shape,
+ * flags only when true and options only when set (and `auth` with --auth), so pull then apply
+ * changes nothing.
  */
 import fs from 'node:fs';
 import { UsageError, type CliIo, type Connection } from '../client';
 import type { Flags } from '../flags';
+import { parseAuthSpec, pullAuth, type AuthSpec } from './apply-auth';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export interface FieldDef {
@@ -39,6 +41,8 @@ export interface CollectionSpec {
 export interface SchemaFile {
   /** null: the collection must not exist (apply deletes it). */
   collections: { [name: string]: CollectionSpec | null };
+  /** The project's Auth settings, when the file gives them. */
+  auth?: AuthSpec;
 }
 export interface LiveCollection extends CollectionSpec {
   name: string;
@@ -73,7 +77,7 @@ export function parseSchema(raw: unknown, file: string): SchemaFile {
     }
     collections[name] = { fields: fields as CollectionSpec['fields'], rules: rules as Rules };
   }
-  return { collections };
+  return raw.auth === undefined ? { collections } : { collections, auth: parseAuthSpec(raw.auth, file) };
 }
 
 /** A field definition with only the flags that are true and the options given (the file's spelling). */
@@ -105,14 +109,15 @@ export async function liveCollections(conn: Connection, key: string): Promise<Li
   return r.collections;
 }
 
-export async function pullCommand(args: string[], _flags: Flags, conn: Connection, io: CliIo): Promise<number> {
+export async function pullCommand(args: string[], flags: Flags, conn: Connection, io: CliIo): Promise<number> {
   const file = args[0] ?? 'plinth.schema.json';
-  const schema: { collections: { [name: string]: CollectionSpec } } = { collections: {} };
+  const schema: { collections: { [name: string]: CollectionSpec }; auth?: { [name: string]: unknown } } = { collections: {} };
   for (const c of await liveCollections(conn, conn.requireSecretKey())) {
     const fields: CollectionSpec['fields'] = {};
     for (const [f, def] of Object.entries(c.fields)) fields[f] = compact(def);
     schema.collections[c.name] = { fields, rules: { ...c.rules } };
   }
+  if (flags.auth) schema.auth = await pullAuth(conn, conn.requireSecretKey());
   const text = `${JSON.stringify(schema, null, 2)}\n`;
   if (file === '-') io.out.write(text);
   else {

@@ -22,13 +22,16 @@ export class SettingsReader {
     return { ...DEFAULT_AUTH_SETTINGS, ...(await this.users.getSettings(project)) };
   }
 
-  /** Merges `patch` into the current settings (providers entry by entry) and stores the result. */
-  async patch(project: ProjectId, patch: AuthSettingsPatch): Promise<AuthSettings> {
+  /**
+   * Merges `patch` into the current settings (providers entry by entry) and stores the result;
+   * `dryRun`: every check, nothing stored (`PATCH …/settings/auth?dry_run=true`).
+   */
+  async patch(project: ProjectId, patch: AuthSettingsPatch, dryRun = false): Promise<AuthSettings> {
     const current = await this.get(project);
     const { providers, ...rest } = patch;
     const next: AuthSettings = { ...current, ...rest };
     if (providers) next.providers = mergeProviders(current.providers, providers, this.allowHttpIssuers);
-    await this.users.putSettings(project, next);
+    if (!dryRun) await this.users.putSettings(project, next);
     return next;
   }
 }

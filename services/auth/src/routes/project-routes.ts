@@ -72,7 +72,9 @@ export function projectRoutes(ctx: AuthContext): Router {
   r.patch(`${base}/settings/auth`, requireProjectKey, async (req, res) => {
     const { project } = requireSecretKey(res);
     const patch = validate(authSettingsPatchSchema, req.body);
-    res.json(publicSettings(await ctx.settings.patch(project, patch)));
+    // ?dry_run=true: the same checks and answer, nothing stored (`plinth apply` checks first).
+    const dryRun = req.query.dry_run === 'true';
+    res.json(publicSettings(await ctx.settings.patch(project, patch, dryRun)));
   });
 
   return r;
