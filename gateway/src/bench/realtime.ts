@@ -13,7 +13,8 @@ import { runEntry, type BenchProcess } from './processes';
  * (1) 1,000 connections on one shared query, a writer at 20 creates/s: delivery latency, from the
  *     create request being sent to the event arriving (includes the create's own latency);
  * (2) the same at the highest create rate the server sustains: events delivered per second, and
- *     REST create latency while it runs, against the idle figure;
+ *     REST create latency while it runs, against the idle figure; then (2b) creates paced at
+ *     rising rates: the highest rate (and its events/s) at which a create's p50 stays ≤ 2× idle;
  * (3) 1,000 connections of 1,000 signed-up users on an owner-only collection, writes for random
  *     owners at 20/s: latency, and whether anything was misdelivered;
  * (4) server RSS per 1,000 idle subscribed connections (every process of the server, summed).
@@ -98,7 +99,8 @@ async function subscribeMany(
 
 /**
  * Creates records at `perSecond` for `seconds`, each titled with a unique marker; `sent` gets each
- * marker's send time before the request goes out. Resolves with the number of creates.
+ * marker's send time before the request goes out, `latencies` (when given) each create's answer
+ * time in ms. Resolves with the number of creates.
  */
 async function writeAt(
   ctx: Ctx,
@@ -107,6 +109,7 @@ async function writeAt(
   seconds: number,
   sent: Map<string, number>,
   data: () => Record<string, unknown>,
+  latencies?: number[],
 ): Promise<number> {
   const total = perSecond * seconds;
   const start = performance.now();
@@ -116,10 +119,12 @@ async function writeAt(
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const marker = `m${collection}${i}`;
-    sent.set(marker, performance.now());
+    const t0 = performance.now();
+    sent.set(marker, t0);
     pending.push(
       api(ctx, 'POST', `/collections/${collection}/records`, ctx.sk, { data: { ...data(), title: marker } }).then((r) => {
         if (r.status !== 201) throw new Error(`create: ${r.status}`);
+        latencies?.push(performance.now() - t0);
       }),
     );
   }
@@ -187,6 +192,9 @@ export async function benchRealtime(): Promise<string> {
 
     // (4) and (1): one shared query.
     const idle = await createLatency(ctx, 'shared', 4);
+    const idlePaced: number[] = [];
+    await writeAt(ctx, 'shared', 25, 2, new Map(), () => ({ owner: 'x' }), idlePaced);
+    idlePaced.sort((a, b) => a - b);
     const rssBefore = rssMb(pid);
     const lat: number[] = [];
     const sentAt = new Map<string, number>();
@@ -224,6 +232,27 @@ export async function benchRealtime(): Promise<string> {
         `REST create p50 ${busy.p50.toFixed(0)} ms, p99 ${busy.p99.toFixed(0)} ms, mean ${busy.mean.toFixed(2)} ms ` +
         `(idle: p50 ${idle.p50.toFixed(0)} ms, mean ${idle.mean.toFixed(2)} ms; mean ${(busy.mean / idle.mean).toFixed(1)}× idle); ` +
         `load generator CPU ${genCpu2.toFixed(0)} %`,
+    );
+
+    // (2b): paced creates at rising rates, while the same connections listen.
+    const idleP50 = pct(idlePaced, 50);
+    let best = '';
+    const steps: string[] = [];
+    for (const rate of [25, 50, 100, 200, 400, 800]) {
+      const took: number[] = [];
+      delivered = 0;
+      const w = performance.now();
+      await writeAt(ctx, 'shared', rate, 2, new Map(), () => ({ owner: 'x' }), took);
+      const perSecond = delivered / ((performance.now() - w) / 1000);
+      took.sort((a, b) => a - b);
+      const p50 = pct(took, 50);
+      steps.push(`${rate}/s: create p50 ${p50.toFixed(1)} ms, ${perSecond.toFixed(0)} events/s`);
+      if (p50 > 2 * idleP50) break;
+      best = `${rate} creates/s → ${perSecond.toFixed(0)} events delivered/s with create p50 ${p50.toFixed(1)} ms`;
+    }
+    lines.push(
+      `(2b) paced, target create p50 ≤ 2× idle (${idleP50.toFixed(1)} ms paced at 25/s without subscribers): ` +
+        `${best ? `met up to ${best}` : 'not met at 25/s'}; steps: ${steps.join('; ')}`,
     );
     closeAll(sockets);
 
