@@ -2,6 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import cors from 'cors';
 import type { Logger } from 'pino';
 import {
+  ForbiddenError,
   InvalidRequestError,
   NotFoundError,
   PayloadTooLargeError,
@@ -19,9 +20,11 @@ import {
 } from '@plinth/shared';
 import { bodyDeadline } from './body-deadline';
 import { securityHeaders } from './security-headers';
-import { bearer, safeEqual } from './keys';
+import { bearer, looksLikeProjectKey, safeEqual } from './keys';
 import { KeyAuthenticator } from './key-authenticator';
 import { ProjectDeletion } from './purge/project-deletion';
+import { AuditLog, actorOf, isMutation } from './operators/audit-log';
+import { OperatorAuth, roleAtLeast } from './operators/operator-auth';
 import type { ServicePurge } from './purge/service-purges';
 import { adminRoutes } from './routes/admin';
 import { DASHBOARD_PATH, dashboardRoutes } from './dashboard-static';
@@ -61,11 +64,23 @@ export interface GatewayOptions {
   dashboardDir?: string;
   /** The address users reach (PLINTH_PUBLIC_URL; mail links start with it), shown to the operator. */
   publicUrl?: string;
+  /** PLINTH_AUDIT_RETENTION_DAYS: audit entries older than this are pruned (default 90). */
+  auditRetentionDays?: number;
+  /** PLINTH_OPERATOR_SESSION_TTL_S, in ms: an operator session's life without a refresh (default 30 min). */
+  operatorSessionTtlMs?: number;
+  /** PLINTH_OPERATOR_SESSION_MAX_S, in ms: the longest refreshes keep a session alive (default 12 h). */
+  operatorSessionMaxMs?: number;
+  /** bcrypt cost of operator passwords (default 10). */
+  operatorBcryptCost?: number;
 }
 
 export interface Gateway {
   app: Express;
   keys: KeyAuthenticator;
+  /** Named operators' sign-in and sessions. */
+  operators: OperatorAuth;
+  /** The audit log; `start()` its pruning after start, `close()` at shutdown. */
+  audit: AuditLog;
   /** Project deletion and purges; `resume()` after start, `close()` at shutdown. */
   deletion: ProjectDeletion;
   /**
@@ -110,6 +125,12 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     retryMs: opts.purgeRetryMs ?? 5000,
     onDeleted: () => keys.forget(),
   });
+  const operators = new OperatorAuth(opts.store.operators, opts.adminKey, {
+    sessionTtlMs: opts.operatorSessionTtlMs ?? 30 * 60_000,
+    sessionMaxMs: opts.operatorSessionMaxMs ?? 12 * 3_600_000,
+    bcryptCost: opts.operatorBcryptCost,
+  });
+  const audit = new AuditLog(opts.store.operators, opts.logger, opts.auditRetentionDays ?? 90);
   const metrics = createMetrics('gateway', { defaultMetrics: true });
   app.disable('x-powered-by');
   app.set('trust proxy', opts.trustProxy ?? false);
@@ -141,9 +162,27 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     stripInternalHeaders(req);
     let keyKind: KeyKind;
     if (route.auth === 'key') {
-      const key = await keys.authenticateKey(route.project, bearer(req.headers.authorization));
-      keyKind = key.kind;
-      req.headers[INTERNAL_HEADERS.keyId] = key.id;
+      const credential = bearer(req.headers.authorization);
+      // A named operator's session or the operator key acts on a project as its secret key would
+      // (a viewer only reads); no project key is made for it (docs/operators.md "Sessions").
+      const operator = credential && !looksLikeProjectKey(credential) ? await operators.identify(credential) : null;
+      if (operator) {
+        if (!(await opts.store.getProject(route.project))) throw new NotFoundError('Unknown project.');
+        const mutation = isMutation(req.method, req.path);
+        if (mutation) audit.record(req, res, actorOf(operator), route.project);
+        if (mutation && !roleAtLeast(operator.role, 'admin')) {
+          throw new ForbiddenError('A viewer can look at a project but not change it: this needs the admin role.', { role: operator.role, needed: 'admin' });
+        }
+        keyKind = 'secret';
+        req.headers[INTERNAL_HEADERS.keyId] = operator.kind === 'operator' ? operator.operator.id : 'bootstrap';
+      } else {
+        const key = await keys.authenticateKey(route.project, credential);
+        keyKind = key.kind;
+        req.headers[INTERNAL_HEADERS.keyId] = key.id;
+        if (key.kind === 'secret' && isMutation(req.method, req.path)) {
+          audit.record(req, res, { kind: 'key', id: key.id, label: `${key.prefix}…` }, route.project);
+        }
+      }
     } else {
       if (!(await opts.store.getProject(route.project))) throw new NotFoundError('Unknown project.');
       keyKind = 'none';
@@ -184,7 +223,7 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
   // Only paths under `/_` enter the dashboard's router (API requests skip its layers).
   const dashboard = dashboardRoutes(opts.dashboardDir);
   app.use((req, res, next) => (req.path.startsWith(DASHBOARD_PATH) ? dashboard(req, res, next) : next()));
-  app.use('/v1/admin', adminRoutes({ store: opts.store, keys, adminKey: opts.adminKey, deletion, publicUrl: opts.publicUrl }));
+  app.use('/v1/admin', adminRoutes({ store: opts.store, keys, operators, audit, deletion, publicUrl: opts.publicUrl }));
 
   app.get(REALTIME_ROUTE, () => {
     throw new InvalidRequestError('The realtime endpoint takes WebSocket connections only (Upgrade: websocket).');
@@ -199,6 +238,8 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
   return {
     app,
     keys,
+    operators,
+    audit,
     deletion,
     metricsApp,
     upgrade: realtimeUpgradeHandler({

@@ -17,6 +17,10 @@ const shared = {
   PLINTH_METRICS_PORT: Joi.number().integer().min(1).max(65535),
   PLINTH_PURGE_RETRY_MS: Joi.number().integer().min(10).max(600_000).default(5000),
   PLINTH_PURGE_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(10_000),
+  PLINTH_AUDIT_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(90),
+  PLINTH_OPERATOR_SESSION_TTL_S: Joi.number().integer().min(1).max(86_400).default(1800),
+  PLINTH_OPERATOR_SESSION_MAX_S: Joi.number().integer().min(60).max(30 * 86_400).default(43_200),
+  PLINTH_OPERATOR_BCRYPT_COST: Joi.number().integer().min(4).max(15).default(10),
   LOG_LEVEL: commonConfig.logLevel,
 };
 
@@ -36,6 +40,14 @@ export interface GatewaySharedConfig {
   PLINTH_PURGE_RETRY_MS: number;
   /** Cluster: how long the gateway waits for one service to purge a project. */
   PLINTH_PURGE_TIMEOUT_MS: number;
+  /** Audit entries older than this many days are pruned (hourly). */
+  PLINTH_AUDIT_RETENTION_DAYS: number;
+  /** An operator session's life without a refresh, in seconds. */
+  PLINTH_OPERATOR_SESSION_TTL_S: number;
+  /** The longest refreshes keep an operator session alive, in seconds. */
+  PLINTH_OPERATOR_SESSION_MAX_S: number;
+  /** bcrypt cost factor of operator passwords. */
+  PLINTH_OPERATOR_BCRYPT_COST: number;
   LOG_LEVEL: string;
 }
 

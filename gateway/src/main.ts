@@ -30,6 +30,10 @@ async function main(): Promise<void> {
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
     trustProxy: config.PLINTH_TRUST_PROXY,
     bodyTimeoutMs: config.PLINTH_BODY_TIMEOUT_MS,
+    auditRetentionDays: config.PLINTH_AUDIT_RETENTION_DAYS,
+    operatorSessionTtlMs: config.PLINTH_OPERATOR_SESSION_TTL_S * 1000,
+    operatorSessionMaxMs: config.PLINTH_OPERATOR_SESSION_MAX_S * 1000,
+    operatorBcryptCost: config.PLINTH_OPERATOR_BCRYPT_COST,
     // Every replica listed in each URL variable purges (and drops its caches); auth first, then
     // realtime closes the project's connections (each replica its own), records deletes the
     // data and the change events.
@@ -49,7 +53,7 @@ async function main(): Promise<void> {
     watchStoreChanges: !config.REDIS_URL,
     realtime,
   });
-  const { app, deletion, keys } = gateway;
+  const { app, deletion, keys, audit } = gateway;
   // Replicas share revocations through Redis pub/sub: a revoked key stops working on all at once.
   const bus = config.REDIS_URL ? await KeyCacheBus.start(config.REDIS_URL, () => keys.forgetLocal(), logger) : null;
   if (bus) keys.announceWith(() => bus.publish());
@@ -59,6 +63,7 @@ async function main(): Promise<void> {
     beforeDrain: () => realtime?.close(),
     onShutdown: async () => {
       deletion.close();
+      audit.close();
       for (const u of Object.values(upstreams)) u.close();
       await bus?.close();
       await store.close();
@@ -74,6 +79,7 @@ async function main(): Promise<void> {
   served.server.on('upgrade', gateway.upgrade);
   logger.info({ port: served.port, metrics_port: metricsServed?.port }, 'gateway listening');
   await deletion.resume();
+  audit.start();
 }
 
 runMain(main);

@@ -100,6 +100,10 @@ export async function composeStandalone(
     keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
     trustProxy: config.PLINTH_TRUST_PROXY,
     bodyTimeoutMs: config.PLINTH_BODY_TIMEOUT_MS,
+    auditRetentionDays: config.PLINTH_AUDIT_RETENTION_DAYS,
+    operatorSessionTtlMs: config.PLINTH_OPERATOR_SESSION_TTL_S * 1000,
+    operatorSessionMaxMs: config.PLINTH_OPERATOR_SESSION_MAX_S * 1000,
+    operatorBcryptCost: config.PLINTH_OPERATOR_BCRYPT_COST,
     ready: async () => assertDiskSpace(config.PLINTH_DATA_DIR),
     purges,
     purgeRetryMs: config.PLINTH_PURGE_RETRY_MS,
@@ -109,6 +113,7 @@ export async function composeStandalone(
     },
   });
   await gateway.deletion.resume();
+  gateway.audit.start();
   const services = [realtime, records, auth, mailer];
   return {
     gateway,
@@ -122,6 +127,7 @@ export async function composeStandalone(
     },
     close: async () => {
       gateway.deletion.close();
+      gateway.audit.close();
       for (const s of services) await s.close();
       stopTrimming();
       await events.close();

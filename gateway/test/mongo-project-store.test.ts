@@ -3,6 +3,7 @@ import { asProjectId } from '@plinth/shared';
 import { createMingoDb, holdNext, injectFault } from '@plinth/shared/testing/mingo-db';
 import { generateKey } from '../src/keys';
 import { MongoProjectStore } from '../src/store/mongo-project-store';
+import { describeOperatorStoreContract } from './operator-store.contract';
 import { describeProjectStoreContract } from './project-store.contract';
 
 // docs/architecture.md "Ports and adapters": always — every filter the adapter sends is evaluated by mingo.
@@ -20,6 +21,8 @@ describeProjectStoreContract(
     },
   },
 );
+
+describeOperatorStoreContract('mongo (query translation on mingo)', async () => new MongoProjectStore(createMingoDb()).init());
 
 describe('MongoProjectStore on the stand-in: forced interleavings', () => {
   const alpha = asProjectId('alpha');
@@ -85,6 +88,14 @@ if (mongoUrl) {
   describeProjectStoreContract(`mongo (real server at MONGO_URL; failure injection runs on the stand-in only)`, async () => {
     const client = await new MongoClient(mongoUrl).connect();
     const realDb = client.db(`plinth_test_${process.pid}_${Date.now()}`);
+    return new MongoProjectStore(realDb, async () => {
+      await realDb.dropDatabase();
+      await client.close();
+    }).init();
+  });
+  describeOperatorStoreContract('mongo (real server at MONGO_URL)', async () => {
+    const client = await new MongoClient(mongoUrl).connect();
+    const realDb = client.db(`plinth_test_ops_${process.pid}_${Date.now()}`);
     return new MongoProjectStore(realDb, async () => {
       await realDb.dropDatabase();
       await client.close();

@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from '@plinth/shared';
 import { SqliteProjectStore } from '../src/store/sqlite-project-store';
 import type { ProjectStore } from '../src/store/project-store';
+import { describeOperatorStoreContract } from './operator-store.contract';
 import { describeProjectStoreContract } from './project-store.contract';
 
 /** The store's own connection (test-only reach-in), to install a trigger that makes a delete fail. */
@@ -15,3 +16,5 @@ describeProjectStoreContract('sqlite', async () => new SqliteProjectStore(':memo
     };
   },
 });
+
+describeOperatorStoreContract('sqlite', async () => new SqliteProjectStore(':memory:'));

@@ -1,41 +1,34 @@
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import Joi from 'joi';
 import { randomBytes } from 'node:crypto';
 import {
-  ForbiddenError,
-  InvalidRequestError,
   NotFoundError,
   PROJECT_ID_PATTERN,
-  UnauthorizedError,
   asProjectId,
   isProjectId,
   parseBody,
   type ProjectId,
 } from '@plinth/shared';
-import { bearer, generateKey, publicKeyView, safeEqual } from '../keys';
+import { generateKey, publicKeyView } from '../keys';
 import type { KeyAuthenticator } from '../key-authenticator';
 import type { ProjectDeletion } from '../purge/project-deletion';
 import type { ProjectStore } from '../store/project-store';
+import { authenticateOperator, need } from '../operators/admin-auth';
+import type { AuditLog } from '../operators/audit-log';
+import type { OperatorAuth } from '../operators/operator-auth';
+import { auditRoutes } from './audit';
+import { validate } from './validate';
+import { operatorRoutes } from './operators';
+import { sessionRoutes, signInRoute } from './operator-sessions';
 
 export interface AdminDeps {
   store: ProjectStore;
   keys: KeyAuthenticator;
-  adminKey: string;
+  operators: OperatorAuth;
+  audit: AuditLog;
   deletion: ProjectDeletion;
   /** PLINTH_PUBLIC_URL as this gateway knows it (undefined in a cluster gateway without it). */
   publicUrl?: string;
-}
-
-/** Operator-key check: the operator key passes; a project key is 403; anything else 401. */
-function requireOperator(deps: AdminDeps): RequestHandler {
-  return async (req, _res, next) => {
-    const credential = bearer(req.headers.authorization);
-    if (credential && safeEqual(credential, deps.adminKey)) return next();
-    if (credential && (await deps.keys.lookup(credential))) {
-      throw new ForbiddenError('The operator API needs the operator key (PLINTH_ADMIN_KEY), not a project key.');
-    }
-    throw new UnauthorizedError('Missing or invalid operator key.');
-  };
 }
 
 const createProjectSchema = Joi.object({
@@ -46,15 +39,6 @@ const createProjectSchema = Joi.object({
 });
 const createKeySchema = Joi.object({ kind: Joi.string().valid('public', 'secret').required() });
 
-function validate<T>(schema: Joi.ObjectSchema<T>, body: unknown): T {
-  const { value, error } = schema.validate(body ?? {}, { abortEarly: false });
-  if (error) {
-    const fields = Object.fromEntries(error.details.map((d) => [d.path.join('.') || 'body', d.message]));
-    throw new InvalidRequestError('Invalid request body.', { fields });
-  }
-  return value;
-}
-
 function projectParam(raw: string | undefined): ProjectId {
   if (!isProjectId(raw)) throw new NotFoundError('Unknown project.');
   return raw;
@@ -64,19 +48,27 @@ function generatedProjectId(): ProjectId {
   return asProjectId(`p-${randomBytes(6).toString('hex')}`);
 }
 
-/** The operator API for projects and keys (docs/operators.md, docs/api-conventions.md "Credentials"), under /v1/admin. */
+/**
+ * The operator API (docs/operators.md, docs/api-conventions.md "Credentials"), under /v1/admin:
+ * sign-in, then — with a named operator's session or the bootstrap operator key — projects and
+ * keys (admin to change), operators (owner), sessions and the audit log.
+ */
 export function adminRoutes(deps: AdminDeps): Router {
   const { store, keys } = deps;
   const r = Router();
-  r.use(requireOperator(deps));
+  r.use(signInRoute(deps));
+  r.use(authenticateOperator(deps));
   r.use(parseBody());
+  r.use(sessionRoutes(deps));
+  r.use(operatorRoutes(deps));
+  r.use(auditRoutes(deps));
 
   // What the server believes about itself, for `plinth doctor` (docs/cli.md).
   r.get('/server', (_req, res) => {
     res.json({ public_url: deps.publicUrl ?? null });
   });
 
-  r.post('/projects', async (req, res) => {
+  r.post('/projects', need('admin'), async (req, res) => {
     const body = validate(createProjectSchema, req.body);
     const id = body.id ? asProjectId(body.id) : generatedProjectId();
     const now = new Date();
@@ -92,7 +84,7 @@ export function adminRoutes(deps: AdminDeps): Router {
   });
 
   r.get('/projects/:project', async (req, res) => {
-    const id = projectParam(req.params.project);
+    const id = projectParam(String(req.params.project));
     const project = await store.getProject(id);
     if (!project) throw new NotFoundError('Unknown project.');
     res.json({ project, keys: (await store.listKeys(id)).map(publicKeyView) });
@@ -100,23 +92,23 @@ export function adminRoutes(deps: AdminDeps): Router {
 
   // The project and its keys go at once; its data is purged from every service before the id
   // can be created again (`purge: "pending"` when a service could not be reached yet: retried).
-  r.delete('/projects/:project', async (req, res) => {
-    const id = projectParam(req.params.project);
+  r.delete('/projects/:project', need('admin'), async (req, res) => {
+    const id = projectParam(String(req.params.project));
     const purge = await deps.deletion.delete(id);
     if (!purge) throw new NotFoundError('Unknown project.');
     res.json({ deleted: true, id, purge });
   });
 
-  r.post('/projects/:project/keys', async (req, res) => {
-    const id = projectParam(req.params.project);
+  r.post('/projects/:project/keys', need('admin'), async (req, res) => {
+    const id = projectParam(String(req.params.project));
     const { kind } = validate(createKeySchema, req.body);
     const key = generateKey(id, kind as 'public' | 'secret');
     if (!(await store.addKey(key.record))) throw new NotFoundError('Unknown project.');
     res.status(201).json({ key: { ...publicKeyView(key.record), value: key.value } });
   });
 
-  r.delete('/projects/:project/keys/:keyId', async (req, res) => {
-    const id = projectParam(req.params.project);
+  r.delete('/projects/:project/keys/:keyId', need('admin'), async (req, res) => {
+    const id = projectParam(String(req.params.project));
     const keyId = String(req.params.keyId);
     if (!(await store.deleteKey(id, keyId))) throw new NotFoundError('Unknown key.');
     await keys.forget();

@@ -1,5 +1,6 @@
 import type { ClientSession, Collection, Db, MongoServerError, TransactionOptions } from 'mongodb';
 import { ConflictError, ensureMongoIndex, loadMongodb, transactionOptions, type ProjectId } from '@plinth/shared';
+import { MongoOperatorStore } from './mongo-operator-store';
 import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
 
 interface ProjectDoc {
@@ -48,6 +49,7 @@ export class MongoProjectStore implements ProjectStore {
   private readonly keys: Collection<KeyDoc>;
   private readonly purges: Collection<PurgeDoc>;
   private readonly transactionOptions: TransactionOptions;
+  readonly operators: MongoOperatorStore;
 
   /** `commitTimeoutMs`: maxCommitTimeMS of every transaction (default 5 s). */
   constructor(
@@ -59,12 +61,14 @@ export class MongoProjectStore implements ProjectStore {
     this.projects = db.collection<ProjectDoc>('gateway_projects');
     this.keys = db.collection<KeyDoc>('gateway_api_keys');
     this.purges = db.collection<PurgeDoc>('gateway_project_purges');
+    this.operators = new MongoOperatorStore(db);
   }
 
   async init(): Promise<this> {
     await ensureMongoIndex(this.keys, { hash: 1 }, { unique: true, name: 'hash_unique' });
     await ensureMongoIndex(this.keys, { project: 1, created_at: 1 }, { name: 'project_created' });
     await ensureMongoIndex(this.projects, { created_at: 1, _id: 1 }, { name: 'created' });
+    await this.operators.init();
     return this;
   }
 

@@ -1,4 +1,5 @@
 import { ConflictError, type ProjectId } from '@plinth/shared';
+import type { OperatorStore } from './operator-store';
 
 export interface ProjectRecord {
   id: ProjectId;
@@ -25,6 +26,8 @@ export interface ApiKeyRecord {
  * Adapters: sqlite-project-store.ts, mongo-project-store.ts; contract: test/project-store.contract.ts.
  */
 export interface ProjectStore {
+  /** Named operators, their sessions and the audit log, in the same database. */
+  readonly operators: OperatorStore;
   /**
    * Creates a project together with its first keys. Throws ConflictError when the id is taken,
    * or while a deleted project of that id is still being purged; then nothing is stored.

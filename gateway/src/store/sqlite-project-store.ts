@@ -1,4 +1,5 @@
 import { ConflictError, isSqliteUniqueViolation, openSqlite, type ProjectId, type SqliteDatabase } from '@plinth/shared';
+import { SqliteOperatorStore } from './sqlite-operator-store';
 import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
 
 const SCHEMA = `
@@ -28,10 +29,12 @@ type KeyRow = Omit<ApiKeyRecord, 'project'> & { project: string };
 export class SqliteProjectStore implements ProjectStore {
   private readonly db: SqliteDatabase;
   private readonly stmt;
+  readonly operators: SqliteOperatorStore;
 
   constructor(file: string) {
     this.db = openSqlite(file);
     this.db.exec(SCHEMA);
+    this.operators = new SqliteOperatorStore(this.db);
     this.stmt = {
       insertProject: this.db.prepare('INSERT INTO projects (id, name, created_at) VALUES (@id, @name, @created_at)'),
       getProject: this.db.prepare('SELECT id, name, created_at FROM projects WHERE id = ?'),

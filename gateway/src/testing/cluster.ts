@@ -155,6 +155,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     HOME: process.env.HOME,
     LOG_LEVEL: 'warn',
     PLINTH_BCRYPT_COST: '4',
+    PLINTH_OPERATOR_BCRYPT_COST: '4',
     PLINTH_RATE_LIMIT_IP: '100000',
     PLINTH_RATE_LIMIT_EMAIL: '100000',
     // Stopping a test cluster needs no unready period (suites that test it set their own).

@@ -166,6 +166,7 @@ async function startStandalonePlinth(opts: TestPlinthOptions): Promise<TestPlint
   const env: NodeJS.ProcessEnv = {
     LOG_LEVEL: 'silent',
     PLINTH_BCRYPT_COST: '4',
+    PLINTH_OPERATOR_BCRYPT_COST: '4',
     PLINTH_RATE_LIMIT_IP: '100000',
     PLINTH_RATE_LIMIT_EMAIL: '100000',
     ...opts.env,

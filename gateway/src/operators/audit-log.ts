@@ -1,0 +1,91 @@
+import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { newId } from '@plinth/shared';
+import type { AuditActorKind, AuditEntry, AuditQuery, OperatorStore } from '../store/operator-store';
+import type { OperatorActor } from './operator-auth';
+
+/** Who an audit entry names. */
+export interface AuditActor {
+  kind: AuditActorKind;
+  id: string | null;
+  label: string;
+}
+
+export function actorOf(actor: OperatorActor): AuditActor {
+  return actor.kind === 'bootstrap'
+    ? { kind: 'bootstrap', id: null, label: 'bootstrap' }
+    : { kind: 'operator', id: actor.operator.id, label: actor.operator.email };
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Project routes that take a POST but change nothing: checking and simulating rules. */
+const READ_ONLY_POSTS = /^\/v1\/projects\/[^/]+\/collections\/[^/]+\/rules\/(validate|simulate)$/;
+
+/** Whether a request changes something (and so is audited, and refused to a viewer). */
+export function isMutation(method: string, path: string): boolean {
+  if (READ_METHODS.has(method)) return false;
+  return !(method === 'POST' && READ_ONLY_POSTS.test(path));
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The audit log (docs/operators.md "Audit log"): one entry per mutating operator or secret-key
+ * call, written when the answer is sent (with its status). Only who, what (method and path, never
+ * the query string or body), when and from where. Entries older than the retention are pruned.
+ */
+export class AuditLog {
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: OperatorStore,
+    private readonly logger: Logger,
+    private readonly retentionDays: number,
+  ) {}
+
+  /** Writes an entry once `res` has been answered. */
+  record(req: Request, res: Response, actor: AuditActor, project: string | null): void {
+    const path = (req.originalUrl ?? req.url).split('?')[0]!.slice(0, 500);
+    const method = req.method;
+    const address = req.ip ?? null;
+    res.once('finish', () => {
+      const now = Date.now();
+      const entry: AuditEntry = {
+        id: newId('aud_', now),
+        at: new Date(now).toISOString(),
+        actor_kind: actor.kind,
+        actor_id: actor.id,
+        actor: actor.label,
+        project,
+        method,
+        path,
+        status: res.statusCode,
+        address,
+      };
+      this.store.appendAudit(entry).catch((err: unknown) => this.logger.error({ err, method, path }, 'audit entry not written'));
+    });
+  }
+
+  query(q: AuditQuery): Promise<AuditEntry[]> {
+    return this.store.queryAudit(q);
+  }
+
+  /** Removes entries past the retention and expired operator sessions. */
+  async prune(now = Date.now()): Promise<number> {
+    await this.store.pruneSessions(new Date(now).toISOString());
+    return this.store.pruneAudit(new Date(now - this.retentionDays * DAY_MS).toISOString());
+  }
+
+  /** Prunes now and then every `intervalMs` (the timer does not keep the process alive). */
+  start(intervalMs = 3_600_000): void {
+    const run = () => this.prune().catch((err: unknown) => this.logger.warn({ err }, 'audit prune failed'));
+    void run();
+    this.timer = setInterval(run, intervalMs);
+    this.timer.unref();
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}

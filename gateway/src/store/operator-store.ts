@@ -1,0 +1,102 @@
+/** The roles of named operators (docs/operators.md "Operators and roles"): each includes the one below. */
+export const OPERATOR_ROLES = ['viewer', 'admin', 'owner'] as const;
+export type OperatorRole = (typeof OPERATOR_ROLES)[number];
+
+/** A named operator as stored: the password only as its bcrypt hash. */
+export interface OperatorRecord {
+  id: string;
+  /** Lower-cased; unique. */
+  email: string;
+  role: OperatorRole;
+  status: 'active' | 'disabled';
+  password_hash: string;
+  /** Base32 TOTP secret once enrolment was confirmed; null without a second factor. */
+  totp_secret: string | null;
+  /** A secret handed out by enrolment and not yet confirmed with a code. */
+  totp_pending: string | null;
+  /** The last TOTP time step accepted (a code is never accepted twice). */
+  totp_last_step: number | null;
+  created_at: string;
+}
+
+export type OperatorPatch = Partial<Pick<OperatorRecord, 'role' | 'status' | 'password_hash' | 'totp_secret' | 'totp_pending' | 'totp_last_step'>>;
+
+/** An operator session: only the SHA-256 of its token is stored. */
+export interface OperatorSessionRecord {
+  id: string;
+  operator_id: string;
+  token_hash: string;
+  created_at: string;
+  /** Moved forward by each refresh, never past `max_expires_at`. */
+  expires_at: string;
+  max_expires_at: string;
+  /** The client address that signed in. */
+  address: string | null;
+}
+
+/** Who did something: a named operator, a project's secret key, or the bootstrap operator key. */
+export type AuditActorKind = 'operator' | 'key' | 'bootstrap';
+
+/** One audit entry. Never a secret, password, token or body value: who, what, when, from where. */
+export interface AuditEntry {
+  /** Time-ordered (`aud_…`): the paging cursor. */
+  id: string;
+  at: string;
+  actor_kind: AuditActorKind;
+  /** Operator id or key id; null for the bootstrap key or an unknown operator (a failed sign-in). */
+  actor_id: string | null;
+  /** Operator e-mail, key prefix (`sk_AbCd…`) or `bootstrap`. */
+  actor: string;
+  project: string | null;
+  method: string;
+  /** The request path without its query string. */
+  path: string;
+  status: number;
+  address: string | null;
+}
+
+export interface AuditQuery {
+  /** Matches actor_id or actor (e-mail, key prefix). */
+  actor?: string;
+  project?: string;
+  /** ISO times, inclusive / exclusive. */
+  since?: string;
+  until?: string;
+  /** Entries strictly older than this id (the `next_cursor` of the previous page). */
+  before?: string;
+  limit: number;
+}
+
+/**
+ * Operators, their sessions and the audit log, kept beside projects in the gateway's project
+ * store (SQLite: sqlite-operator-store.ts; MongoDB: mongo-operator-store.ts; contract:
+ * gateway/test/operator-store.contract.ts).
+ */
+export interface OperatorStore {
+  /** Throws ConflictError when the e-mail is taken. */
+  createOperator(op: OperatorRecord): Promise<void>;
+  getOperator(id: string): Promise<OperatorRecord | null>;
+  findOperatorByEmail(email: string): Promise<OperatorRecord | null>;
+  /** Oldest first. */
+  listOperators(): Promise<OperatorRecord[]>;
+  /** Returns false when there is no such operator. */
+  updateOperator(id: string, patch: OperatorPatch): Promise<boolean>;
+  /** Deletes the operator and every session of it. */
+  deleteOperator(id: string): Promise<boolean>;
+
+  createSession(s: OperatorSessionRecord): Promise<void>;
+  findSessionByHash(tokenHash: string): Promise<OperatorSessionRecord | null>;
+  /** Newest first; all operators' when `operatorId` is omitted. */
+  listSessions(operatorId?: string): Promise<OperatorSessionRecord[]>;
+  setSessionExpiry(id: string, expiresAt: string): Promise<boolean>;
+  deleteSession(id: string): Promise<boolean>;
+  deleteSessionsOf(operatorId: string): Promise<number>;
+  /** Removes sessions whose expiry is before `now` (ISO). */
+  pruneSessions(now: string): Promise<number>;
+
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** Newest first, at most `limit`. */
+  queryAudit(q: AuditQuery): Promise<AuditEntry[]>;
+  /** Removes entries older than `before` (ISO); returns how many. */
+  pruneAudit(before: string): Promise<number>;
+}
