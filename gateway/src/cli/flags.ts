@@ -18,6 +18,12 @@ export const OPTIONS = {
   'dry-run': { type: 'boolean' },
   'allow-data-loss': { type: 'string' },
   auth: { type: 'boolean' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  actor: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -35,6 +41,12 @@ export interface Flags extends ConnectionFlags {
   'allow-data-loss'?: string;
   /** `pull --auth`: write the project's Auth settings too. */
   auth?: boolean;
+  email?: string;
+  role?: string;
+  'password-stdin'?: boolean;
+  actor?: string;
+  since?: string;
+  until?: string;
   help?: boolean;
   version?: boolean;
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CliError, Connection, UsageError, type CliIo } from './client';
 import { keysCommand, projectsCommand } from './commands/admin';
+import { auditCommand, operatorsCommand, sessionsCommand } from './commands/operators';
 import { backupCommand, restoreCommand } from './commands/backup';
 import { collectionsCommand } from './commands/collections';
 import { doctorCommand } from './commands/doctor';
@@ -26,6 +27,9 @@ type Handler = (args: string[], flags: Flags, conn: Connection, io: CliIo) => Pr
 const HANDLERS: Readonly<Record<string, Handler>> = {
   projects: projectsCommand,
   keys: keysCommand,
+  operators: operatorsCommand,
+  sessions: sessionsCommand,
+  audit: auditCommand,
   collections: collectionsCommand,
   records: recordsCommand,
   users: usersCommand,

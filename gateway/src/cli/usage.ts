@@ -13,6 +13,9 @@ export const MAIN = `Usage: plinth <command> [arguments] [options]
 Commands:
   projects     list, create, show and delete projects            (operator key)
   keys         create and revoke a project's API keys            (operator key)
+  operators    create, list, disable, enable, delete operators   (operator key)
+  sessions     list and revoke operator sessions                 (operator key)
+  audit        the audit log, filtered, a page at a time          (operator key)
   collections  list, show, create from a JSON file, delete       (secret key)
   records      list with --where, get, export to NDJSON, import  (secret key)
   users        list, disable, enable, send a password reset      (secret key)
@@ -41,6 +44,29 @@ Over the operator API (/v1/admin); needs the operator key.
   keys: `Usage:
   plinth keys create <project> <public|secret>   prints the new key (shown once)
   plinth keys revoke <project> <key_id>
+Over the operator API (/v1/admin); needs the operator key.
+`,
+  operators: `Usage:
+  plinth operators create --email EMAIL --role owner|admin|viewer [--password-stdin]
+                                  the password: the first line of stdin with --password-stdin,
+                                  else $PLINTH_OPERATOR_PASSWORD (never a flag: flags show in ps)
+  plinth operators list
+  plinth operators disable <id|email>     also ends every session of the operator
+  plinth operators enable <id|email>
+  plinth operators set-role <id|email> <owner|admin|viewer>
+  plinth operators reset-totp <id|email>  removes the second factor (a lost authenticator)
+  plinth operators delete <id|email>
+Over the operator API (/v1/admin); needs the operator key.
+`,
+  sessions: `Usage:
+  plinth sessions list                    every operator's live sessions
+  plinth sessions revoke <session_id>     ends it at once
+Over the operator API (/v1/admin); needs the operator key.
+`,
+  audit: `Usage:
+  plinth audit [--actor ID|EMAIL|KEY_PREFIX] [--project ID] [--since TIME] [--until TIME]
+               [--limit N] [--cursor C]   newest first; the next page: the same query and the
+                                          next_cursor printed
 Over the operator API (/v1/admin); needs the operator key.
 `,
   collections: `Usage:
