@@ -15,11 +15,14 @@ export class ApiError extends Error {
   }
 }
 
+/** Dispatched on window when the API says the operator session is over. */
+export const SESSION_ENDED = 'plinth:session-ended';
+
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** Calls the API with a bearer key; resolves the JSON answer, rejects with ApiError (the API's own message). */
+/** Calls the API with a bearer credential (none when `key` is empty); resolves the JSON answer, rejects with ApiError (the API's own message). */
 export async function call<T>(key: string, method: Method, path: string, body?: unknown): Promise<T> {
-  const headers: { [k: string]: string } = { Authorization: `Bearer ${key}` };
+  const headers: { [k: string]: string } = key === '' ? {} : { Authorization: `Bearer ${key}` };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
@@ -36,6 +39,8 @@ export async function call<T>(key: string, method: Method, path: string, body?: 
   }
   if (!res.ok) {
     const b = json as Partial<ApiErrorBody> | null;
+    // An operator session that ended (expired, revoked, operator disabled): back to sign-in.
+    if (res.status === 401 && key.startsWith('ops_') && /session has expired|operator is disabled/.test(String(b?.message))) dispatchEvent(new Event(SESSION_ENDED));
     throw new ApiError(res.status, {
       error: typeof b?.error === 'string' ? b.error : 'internal',
       message: typeof b?.message === 'string' ? b.message : `HTTP ${res.status}`,
@@ -114,4 +119,18 @@ export interface User {
   display_name?: string | null;
   claims?: { [k: string]: Json };
   created_at: string;
+}
+
+/** One audit entry (docs/operators.md "Audit log"). */
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor_kind: 'operator' | 'key' | 'bootstrap';
+  actor_id: string | null;
+  actor: string;
+  project: string | null;
+  method: string;
+  path: string;
+  status: number;
+  address: string | null;
 }

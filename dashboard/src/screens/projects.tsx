@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type KeyView, type Project } from '../api';
-import { rememberSecret } from '../session';
 import { Confirm, Empty, ErrorBox, ShownOnce } from '../ui';
 
 const admin = (p = '') => `/v1/admin/projects${p}`;
@@ -32,7 +31,6 @@ export function Projects({ operatorKey }: { operatorKey: string }) {
       if (id.trim()) body.id = id.trim();
       if (name.trim()) body.name = name.trim();
       const res = await call<{ project: Project; keys: { public: string; secret: string } }>(operatorKey, 'POST', admin(), body);
-      rememberSecret(res.project.id, res.keys.secret);
       setCreated({ id: res.project.id, ...res.keys });
       setId('');
       setName('');

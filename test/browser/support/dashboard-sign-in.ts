@@ -5,6 +5,16 @@ export async function signInToDashboard(page: Page, base: string, project: { id:
   await page.goto(`${base}/_/`);
   await page.fill('input[name=key]', project.secretKey);
   await page.fill('input[name=project]', project.id);
-  await page.click('button[type=submit]');
+  await page.click('button:text-is("Sign in with key")');
   await page.waitForSelector(`header nav a:text-is("${landing}")`);
+}
+
+/** Signs the dashboard in as a named operator (e-mail, password, a code when enrolled) and waits for the Projects screen. */
+export async function signInAsOperator(page: Page, base: string, operator: { email: string; password: string; code?: string }): Promise<void> {
+  await page.goto(`${base}/_/`);
+  await page.fill('input[name=email]', operator.email);
+  await page.fill('input[name=password]', operator.password);
+  if (operator.code) await page.fill('input[name=code]', operator.code);
+  await page.click('button:text-is("Sign in")');
+  await page.waitForSelector('h1:text-is("Projects")');
 }
