@@ -10,6 +10,7 @@ import { enableAuth, projectCall, type ProjectAccess } from '../e2e/support/api'
 import { TestOpenIdProvider } from '../oauth/support/openid-provider';
 import { loginAtProvider } from '../oauth/support/provider-login';
 import { launchChromium, type LaunchedChromium } from './support/chromium';
+import { signInToDashboard } from './support/dashboard-sign-in';
 
 const SECRET = 'dashboard-provider-secret-value';
 const APP = 'http://app.example/signed-in';
@@ -37,11 +38,7 @@ describe('dashboard: sign-in providers and identities', () => {
     page.on('response', (r) => {
       if (r.url().includes('/settings/auth')) void r.text().then((b) => bodies.push(b), () => {});
     });
-    await page.goto(`${base}/_/`);
-    await page.fill('input[name=key]', p.secretKey);
-    await page.fill('input[name=project]', p.id);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('header nav a:text-is("Users")');
+    await signInToDashboard(page, base, p, 'Users');
     await page.click('header nav a:text-is("Users")');
   }, 60_000);
 
