@@ -98,7 +98,7 @@ export class OperatorAuth {
     const now = this.now();
     const token = newSecret(TOKEN_PREFIX, 32);
     const session: OperatorSessionRecord = {
-      id: newId('ops_', now),
+      id: newId('osn_', now),
       operator_id: operator.id,
       token_hash: tokenHash(token),
       created_at: new Date(now).toISOString(),
