@@ -228,4 +228,15 @@ describe('operator session expiry', () => {
     expect(status).toBe(401);
     expect((await request(t.app).get(`/v1/projects/${t.project.id}/collections`).set(auth)).status).toBe(401);
   });
+
+  it('answers 429 after 10 failed sign-ins for one e-mail, with Retry-After, even with the right password', async () => {
+    await request(t.app).post('/v1/admin/operators').set('Authorization', `Bearer ${t.adminKey}`).send({ email: 'guessed@ops.example', password: 'the right password', role: 'viewer' });
+    for (let i = 0; i < 10; i++) {
+      expect((await request(t.app).post('/v1/admin/sessions').send({ email: 'guessed@ops.example', password: `wrong guess ${i}` })).status).toBe(401);
+    }
+    const limited = await request(t.app).post('/v1/admin/sessions').send({ email: 'guessed@ops.example', password: 'the right password' });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toBe('rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+  });
 });
