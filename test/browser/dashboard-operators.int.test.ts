@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { operatorTotpCode } from '@plinth/gateway/operators/totp';
 import { startTestPlinth, type TestPlinth, type TestProject } from '@plinth/gateway/testing/harness';
 import { call, projectCall } from '../e2e/support/api';
 import { launchChromium, type LaunchedChromium } from './support/chromium';
@@ -130,5 +131,26 @@ describe('the dashboard as named operators (admin, viewer) in headless Chromium'
     const who = await page.locator('table[aria-label="Audit entries"] tbody tr td:nth-child(2)').allTextContents();
     expect(who.length).toBeGreaterThan(0);
     expect(who.every((w) => w.includes(VIEWER.email))).toBe(true);
+  });
+
+  it('an operator with two-factor sign-in needs the code; a revoked session sends the tab back to sign-in', async () => {
+    const owner = { email: 'owner@dash-ops.example', password: PASSWORD };
+    await call(base, 'POST', '/v1/admin/operators', { ...boot(), body: { ...owner, role: 'owner' } });
+    const first = (await call<{ token: string }>(base, 'POST', '/v1/admin/sessions', { body: owner })).body.token;
+    const { secret } = (await call<{ secret: string }>(base, 'POST', '/v1/admin/me/totp', { key: first })).body;
+    expect((await call(base, 'POST', '/v1/admin/me/totp/confirm', { key: first, body: { code: operatorTotpCode(secret) } })).status).toBe(200);
+    await page.click('header button:text-is("Sign out")');
+    await page.fill('input[name=email]', owner.email);
+    await page.fill('input[name=password]', owner.password);
+    await page.click('button:text-is("Sign in")');
+    await expect(page.locator('[role=alert]').textContent()).resolves.toContain('two-factor');
+    await signInAsOperator(page, base, { ...owner, code: operatorTotpCode(secret, Date.now() + 30_000) });
+    expect(await page.locator('header .who').textContent()).toContain('owner@dash-ops.example (owner)');
+    const sessions = (await call<{ sessions: Array<{ id: string; operator_id: string; address: string }> }>(base, 'GET', '/v1/admin/sessions', boot())).body.sessions;
+    const me = (await call<{ operator: { id: string } }>(base, 'GET', '/v1/admin/me', { key: first })).body.operator.id;
+    for (const s of sessions.filter((x) => x.operator_id === me)) await call(base, 'DELETE', `/v1/admin/sessions/${s.id}`, boot());
+    await page.click('header nav a:text-is("Audit")');
+    await page.waitForSelector('input[name=email]');
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
   });
 });
