@@ -115,6 +115,25 @@ describe('gateway: project keys and operator API', () => {
     expect(badKind.body.details.fields.kind).toBeDefined();
   });
 
+  it("a named operator's session acts on a project as its secret key (a viewer only reads), through this topology's transport, and is audited", async () => {
+    const admin = { Authorization: `Bearer ${t.adminKey}` };
+    for (const role of ['admin', 'viewer']) {
+      await request(t.app).post('/v1/admin/operators').set(admin).send({ email: `${role}@gw.example`, password: 'gateway suite password', role });
+    }
+    const token = async (role: string) =>
+      (await request(t.app).post('/v1/admin/sessions').send({ email: `${role}@gw.example`, password: 'gateway suite password' })).body.token as string;
+    const [a, v] = [await token('admin'), await token('viewer')];
+    const made = await request(t.app).post(collections(t.project.id)).set('Authorization', `Bearer ${a}`).send({ name: 'by_operator', fields: { n: { type: 'integer' } } });
+    expect(made.status).toBe(201);
+    const read = await request(t.app).get(`${collections(t.project.id)}/by_operator`).set('Authorization', `Bearer ${v}`);
+    expect(read.status).toBe(200);
+    const refused = await request(t.app).delete(`${collections(t.project.id)}/by_operator`).set('Authorization', `Bearer ${v}`);
+    expect(refused.status).toBe(403);
+    const audit = await request(t.app).get('/v1/admin/audit').query({ project: t.project.id }).set(admin);
+    const seen = (audit.body.entries as Array<{ actor: string; method: string; status: number }>).map((e) => `${e.actor} ${e.method} ${e.status}`);
+    expect(seen).toEqual(expect.arrayContaining(['admin@gw.example POST 201', 'viewer@gw.example DELETE 403']));
+  });
+
   it('echoes a caller request id, and makes one when absent', async () => {
     const given = await request(t.app).get('/healthz').set('X-Request-Id', 'trace-abc-123');
     expect(given.headers['x-request-id']).toBe('trace-abc-123');
