@@ -121,7 +121,7 @@ export interface User {
   created_at: string;
 }
 
-/** One audit entry (docs/operators.md "Audit log"). */
+/** One audit entry (docs/operators.md "The audit log"). */
 export interface AuditEntry {
   id: string;
   at: string;

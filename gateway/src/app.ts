@@ -164,7 +164,7 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     if (route.auth === 'key') {
       const credential = bearer(req.headers.authorization);
       // A named operator's session or the operator key acts on a project as its secret key would
-      // (a viewer only reads); no project key is made for it (docs/operators.md "Sessions").
+      // (a viewer only reads); no project key is made for it (docs/operators.md "Operators, roles and sessions").
       const operator = credential && !looksLikeProjectKey(credential) ? await operators.identify(credential) : null;
       if (operator) {
         if (!(await opts.store.getProject(route.project))) throw new NotFoundError('Unknown project.');

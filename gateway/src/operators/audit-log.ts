@@ -18,8 +18,8 @@ export function actorOf(actor: OperatorActor): AuditActor {
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** Project routes that take a POST but change nothing: checking and simulating rules. */
-const READ_ONLY_POSTS = /^\/v1\/projects\/[^/]+\/collections\/[^/]+\/rules\/(validate|simulate)$/;
+/** Project routes that take a POST but change nothing: checking and simulating rules, resolving a subscription. */
+const READ_ONLY_POSTS = /^\/v1\/projects\/[^/]+\/collections\/[^/]+\/(rules\/validate|rules\/simulate|subscribe)$/;
 
 /** Whether a request changes something (and so is audited, and refused to a viewer). */
 export function isMutation(method: string, path: string): boolean {
@@ -30,7 +30,7 @@ export function isMutation(method: string, path: string): boolean {
 const DAY_MS = 86_400_000;
 
 /**
- * The audit log (docs/operators.md "Audit log"): one entry per mutating operator or secret-key
+ * The audit log (docs/operators.md "The audit log"): one entry per mutating operator or secret-key
  * call, written when the answer is sent (with its status). Only who, what (method and path, never
  * the query string or body), when and from where. Entries older than the retention are pruned.
  */

@@ -39,7 +39,7 @@ export function roleAtLeast(role: OperatorRole, needed: OperatorRole): boolean {
 const NO_MATCH_HASH = bcrypt.hashSync('no operator has this password', 4);
 
 /**
- * Named operators' sign-in and short-lived sessions (docs/operators.md "Sessions"), and the
+ * Named operators' sign-in and short-lived sessions (docs/operators.md "Operators, roles and sessions"), and the
  * bootstrap operator key. A session token (`ops_…`) is stored as its SHA-256 only.
  */
 export class OperatorAuth {

@@ -12,7 +12,7 @@ const querySchema = Joi.object({
   limit: Joi.number().integer().min(1).max(200).default(50),
 });
 
-/** `GET /audit`: the audit log, newest first, filtered, a page at a time (docs/operators.md "Audit log"). Any operator role. */
+/** `GET /audit`: the audit log, newest first, filtered, a page at a time (docs/operators.md "The audit log"). Any operator role. */
 export function auditRoutes(deps: { audit: AuditLog }): Router {
   const r = Router();
   r.get('/audit', async (req, res) => {

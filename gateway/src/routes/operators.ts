@@ -27,7 +27,7 @@ const patchSchema = Joi.object({
 }).min(1);
 const confirmSchema = Joi.object({ code: Joi.string().trim().max(12).required() });
 
-/** Operators (owner only) and one's own second factor (docs/operators.md "Operators and roles"). */
+/** Operators (owner only) and one's own second factor (docs/operators.md "Operators, roles and sessions"). */
 export function operatorRoutes(deps: { operators: OperatorAuth }): Router {
   const { operators } = deps;
   const store = operators.store;

@@ -1,4 +1,4 @@
-/** The roles of named operators (docs/operators.md "Operators and roles"): each includes the one below. */
+/** The roles of named operators (docs/operators.md "Operators, roles and sessions"): each includes the one below. */
 export const OPERATOR_ROLES = ['viewer', 'admin', 'owner'] as const;
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];
 
