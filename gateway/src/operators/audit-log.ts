@@ -48,7 +48,9 @@ export class AuditLog {
     const path = (req.originalUrl ?? req.url).split('?')[0]!.slice(0, 500);
     const method = req.method;
     const address = req.ip ?? null;
-    res.once('finish', () => {
+    // 'close' comes after a whole answer and also when the client went away first (the change
+    // may still have been made): either way the call is in the log.
+    res.once('close', () => {
       const now = Date.now();
       const entry: AuditEntry = {
         id: newId('aud_', now),
@@ -59,7 +61,8 @@ export class AuditLog {
         project,
         method,
         path,
-        status: res.statusCode,
+        // 499 (client closed the request) when no answer was sent.
+        status: res.headersSent ? res.statusCode : 499,
         address,
       };
       this.store.appendAudit(entry).catch((err: unknown) => this.logger.error({ err, method, path }, 'audit entry not written'));
