@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     beforeDrain: () => realtime?.close(),
     onShutdown: async () => {
       deletion.close();
-      audit.close();
+      await audit.close();
       for (const u of Object.values(upstreams)) u.close();
       await bus?.close();
       await store.close();

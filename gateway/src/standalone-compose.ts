@@ -127,7 +127,7 @@ export async function composeStandalone(
     },
     close: async () => {
       gateway.deletion.close();
-      gateway.audit.close();
+      await gateway.audit.close();
       for (const s of services) await s.close();
       stopTrimming();
       await events.close();

@@ -100,8 +100,8 @@ export class MongoOperatorStore implements OperatorStore {
     return (await this.sessions.deleteMany({ expires_at: { $lt: now } }, WRITE)).deletedCount;
   }
 
-  async appendAudit(entry: AuditEntry): Promise<void> {
-    await this.audit.insertOne(toDoc(entry), WRITE);
+  async appendAudit(...entries: AuditEntry[]): Promise<void> {
+    if (entries.length) await this.audit.insertMany(entries.map(toDoc), { ...WRITE, ordered: false });
   }
 
   async queryAudit(q: AuditQuery): Promise<AuditEntry[]> {

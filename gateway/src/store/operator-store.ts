@@ -94,7 +94,8 @@ export interface OperatorStore {
   /** Removes sessions whose expiry is before `now` (ISO). */
   pruneSessions(now: string): Promise<number>;
 
-  appendAudit(entry: AuditEntry): Promise<void>;
+  /** Appends entries, all at once (one transaction on SQLite, one insertMany on MongoDB). */
+  appendAudit(...entries: AuditEntry[]): Promise<void>;
   /** Newest first, at most `limit`. */
   queryAudit(q: AuditQuery): Promise<AuditEntry[]>;
   /** Removes entries older than `before` (ISO); returns how many. */

@@ -137,8 +137,10 @@ export class SqliteOperatorStore implements OperatorStore {
     return this.stmt.pruneSessions.run(now).changes;
   }
 
-  async appendAudit(entry: AuditEntry): Promise<void> {
-    this.stmt.insertAudit.run(entry);
+  async appendAudit(...entries: AuditEntry[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const entry of entries) this.stmt.insertAudit.run(entry);
+    })();
   }
 
   async queryAudit(q: AuditQuery): Promise<AuditEntry[]> {
