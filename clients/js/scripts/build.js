@@ -1,6 +1,8 @@
 // Builds @plinth/client: ESM (esbuild, one file per entry point plus shared chunks, so a bundler
 // can drop what an app does not import), CommonJS and type declarations (tsc).
-// `node scripts/build.js` writes dist/; the size and browser tests call buildEsm() themselves.
+// `node scripts/build.js` writes dist/; `node scripts/build.js --stage DIR` writes a publishable
+// copy of the package (package.json, README.md, dist/) into DIR, which `npm pack DIR` packs.
+// The size and package tests call these functions themselves, into temporary directories.
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -29,19 +31,35 @@ async function buildEsm(outdir = path.join(root, 'dist/esm')) {
   return Object.keys(result.metafile.outputs).map((p) => path.resolve(process.cwd(), p));
 }
 
-/** CommonJS build (dist/cjs) and declarations (dist/types) with tsc. */
-function buildCjs() {
+/** CommonJS build (`dist`/cjs) and declarations (`dist`/types) with tsc. */
+function buildCjs(dist = path.join(root, 'dist')) {
   const tsc = require.resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
-  fs.writeFileSync(path.join(root, 'dist/cjs/package.json'), '{"type":"commonjs"}\n');
+  const out = ['--outDir', path.join(dist, 'cjs'), '--declarationDir', path.join(dist, 'types')];
+  execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json'), ...out], { stdio: 'inherit' });
+  fs.writeFileSync(path.join(dist, 'cjs/package.json'), '{"type":"commonjs"}\n');
+  require('./inline-protocol-types.js').inlineProtocolTypes(path.join(dist, 'types'));
 }
 
-module.exports = { buildEsm, buildCjs, root };
+/** The whole of dist/ (CommonJS, declarations, ESM) into `dist`, emptied first. */
+async function buildDist(dist = path.join(root, 'dist')) {
+  fs.rmSync(dist, { recursive: true, force: true });
+  buildCjs(dist);
+  await buildEsm(path.join(dist, 'esm'));
+}
+
+/** A publishable copy of the package in `stage`: package.json, README.md and a fresh dist/. */
+async function stagePackage(stage) {
+  fs.mkdirSync(stage, { recursive: true });
+  for (const file of ['package.json', 'README.md']) fs.copyFileSync(path.join(root, file), path.join(stage, file));
+  await buildDist(path.join(stage, 'dist'));
+}
+
+module.exports = { buildEsm, buildCjs, buildDist, stagePackage, root };
 
 if (require.main === module) {
-  fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
-  buildCjs();
-  buildEsm().catch((err) => {
+  const at = process.argv.indexOf('--stage');
+  const done = at > 0 ? stagePackage(path.resolve(process.argv[at + 1])) : buildDist();
+  done.catch((err) => {
     console.error(err);
     process.exit(1);
   });
