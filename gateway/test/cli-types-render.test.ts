@@ -42,13 +42,27 @@ describe('plinth types: the generated text', () => {
     expect(text).toContain('Plinth project "shop"');
   });
 
-  it('maps field types it does not know (file, relation) to unknown instead of failing', () => {
+  it('types relations as record ids, file fields as file metadata, and unknown field types as unknown', () => {
     const text = renderTypes('shop', [
-      { name: 'posts', fields: { cover: { type: 'file' }, author: { type: 'relation', required: true }, ids: { type: 'list', items: { type: 'integer' } } } },
+      {
+        name: 'posts',
+        fields: {
+          cover: { type: 'file' },
+          attachments: { type: 'files', max_items: 5 },
+          author: { type: 'relation', collection: 'users', required: true },
+          tags: { type: 'relation', collection: 'tags', max_items: 10 },
+          shape: { type: 'geo' },
+          ids: { type: 'list', items: { type: 'integer' } },
+        },
+      },
     ]);
-    expect(text).toContain('  cover?: unknown; // "file": a field type this version of plinth does not know\n');
-    expect(text).toContain('  author: unknown; // "relation": a field type this version of plinth does not know\n');
+    expect(text).toContain('  cover?: FileMeta;\n  attachments?: FileMeta[];\n');
+    expect(text).toContain('  author: RecordId; // → "users"\n  tags?: RecordId[]; // → "tags"\n');
+    expect(text).toContain('  shape?: unknown; // "geo": a field type this version of plinth does not know\n');
     expect(text).toContain('  ids?: Array<number>;\n');
+    expect(text).toContain('export type RecordId = string;');
+    const meta = /export interface FileMeta \{([\s\S]*?)\n\}/.exec(text)?.[1] ?? '';
+    expect(meta.split('\n').filter((l) => !l.trim().startsWith('/**'))).toEqual(['', '  name: string;', '  original_name: string;', '  size: number;', '  type: string;', '  sha256: string;', '  created_at: string;']);
   });
 
   it('names interfaces apart and writes the same text for the same collections in any order', () => {

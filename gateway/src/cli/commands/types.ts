@@ -1,7 +1,8 @@
 /**
  * `plinth types [--out FILE]`: TypeScript types for the project's collections, read from
  * `GET /collections` (secret key). One interface per collection — the system fields, then the
- * user fields typed by field type, optional unless `required` — and a `Collections` map from
+ * user fields typed by field type (a relation as a record id, a file field as its files'
+ * metadata), optional unless `required` — and a `Collections` map from
  * collection name to record type, for `createClient<Collections>(…)` of `@plinth/client`.
  *
  * The file imports nothing (it declares its own `JsonValue`), so it compiles with any SDK
@@ -17,6 +18,10 @@ export interface LiveField {
   required?: boolean;
   /** A list's item definition, should the server ever declare one. */
   items?: { type: string };
+  /** A relation's target collection. */
+  collection?: string;
+  /** A relation holding a list of ids (above 1), or the most files a `files` field holds. */
+  max_items?: number;
 }
 export interface LiveCollection {
   name: string;
@@ -35,13 +40,26 @@ const SCALARS: Readonly<Record<string, string>> = {
 /** What a list holds today: strings, numbers and booleans (docs/records.md, field types). */
 const LIST_ITEM = 'string | number | boolean';
 
-/** The TypeScript type of a field; a type this CLI does not know (file, relation, …) is `unknown`. */
+/** The TypeScript type of a field; a type this CLI does not know is `unknown`. */
 export function fieldType(def: LiveField): string {
   if (def.type === 'list') {
     const item = def.items && SCALARS[def.items.type];
     return `Array<${item ?? LIST_ITEM}>`;
   }
+  // a relation holds the id of a record of its collection, or a list of ids (max_items above 1)
+  if (def.type === 'relation') return (def.max_items ?? 1) > 1 ? 'RecordId[]' : 'RecordId';
+  if (def.type === 'file') return 'FileMeta';
+  if (def.type === 'files') return 'FileMeta[]';
   return SCALARS[def.type] ?? 'unknown';
+}
+
+const KNOWN = new Set([...Object.keys(SCALARS), 'list', 'relation', 'file', 'files']);
+
+/** The comment after a field: where a relation points, or that its type is unknown here. */
+function fieldNote(def: LiveField): string {
+  if (!KNOWN.has(def.type)) return ` // "${def.type}": a field type this version of plinth does not know`;
+  if (def.type === 'relation' && def.collection) return ` // → "${def.collection}"`;
+  return '';
 }
 
 /** `todo_items` → `TodoItemsRecord`. */
@@ -60,7 +78,7 @@ const key = (name: string): string => (IDENTIFIER.test(name) ? name : JSON.strin
 /** The generated file's text for `collections` of `project`. */
 export function renderTypes(project: string, collections: readonly LiveCollection[]): string {
   const sorted = [...collections].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const used = new Set<string>(['JsonValue', 'Collections']);
+  const used = new Set<string>(['JsonValue', 'RecordId', 'FileMeta', 'Collections']);
   const names = new Map<string, string>();
   for (const c of sorted) {
     let name = interfaceName(c.name);
@@ -75,14 +93,29 @@ export function renderTypes(project: string, collections: readonly LiveCollectio
     '',
     '/** A JSON value, as a `json` field holds. */',
     'export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };',
+    '',
+    '/** The id of a record, as a `relation` field holds it (`expand` reads the record itself). */',
+    'export type RecordId = string;',
+    '',
+    '/** What a `file` field holds for its file (a `files` field: a list of these); the bytes are downloaded apart. */',
+    'export interface FileMeta {',
+    '  /** The generated name it is stored and downloaded under. */',
+    '  name: string;',
+    '  /** The name the uploader gave, for display only. */',
+    '  original_name: string;',
+    '  /** In bytes. */',
+    '  size: number;',
+    '  /** The media type detected from the bytes. */',
+    '  type: string;',
+    '  sha256: string;',
+    '  created_at: string;',
+    '}',
   ];
   for (const c of sorted) {
     out.push('', `/** A record of "${c.name}". */`, `export interface ${names.get(c.name)!} {`);
     out.push('  id: string;', '  version: number;', '  created_at: string;', '  updated_at: string;');
     for (const [field, def] of Object.entries(c.fields)) {
-      const known = def.type in SCALARS || def.type === 'list';
-      const note = known ? '' : ` // "${def.type}": a field type this version of plinth does not know`;
-      out.push(`  ${key(field)}${def.required ? '' : '?'}: ${fieldType(def)};${note}`);
+      out.push(`  ${key(field)}${def.required ? '' : '?'}: ${fieldType(def)};${fieldNote(def)}`);
     }
     out.push('}');
   }
