@@ -19,8 +19,10 @@ const REDACT = [
   '*.token',
 ];
 
-export function createLogger(name: string, level = 'info'): Logger {
-  return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' } });
+/** A logger with the redactions; `destination` (default stdout) is where its lines go, e.g. a test's capture. */
+export function createLogger(name: string, level = 'info', destination?: pino.DestinationStream): Logger {
+  const options = { name, level, redact: { paths: REDACT, censor: '[redacted]' } };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**

@@ -69,6 +69,8 @@ export interface TestPlinthOptions {
   gatewayPort?: number;
   /** Cluster topology: realtime replicas to run (default 0; standalone always has realtime in-process). */
   realtimeReplicas?: number;
+  /** Standalone topology: every log line of every service goes here (with `env.LOG_LEVEL`) instead of stdout. */
+  logs?: { write(line: string): void };
 }
 
 export async function startTestPlinth(opts: TestPlinthOptions = {}): Promise<TestPlinth> {
@@ -174,7 +176,7 @@ async function startStandalonePlinth(opts: TestPlinthOptions): Promise<TestPlint
     PLINTH_ADMIN_KEY: opts.env?.PLINTH_ADMIN_KEY ?? newSecret('adm_', 24),
   };
   const config = loadConfig(standaloneConfigSchema, env);
-  const logger = createLogger('plinth-test', String(env.LOG_LEVEL));
+  const logger = createLogger('plinth-test', String(env.LOG_LEVEL), opts.logs);
   const standalone = await composeStandalone({ ...config, PLINTH_ADMIN_KEY: String(env.PLINTH_ADMIN_KEY) }, env, logger);
 
   const createProject = async (id?: string): Promise<TestProject> => {

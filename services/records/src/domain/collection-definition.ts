@@ -3,6 +3,7 @@
  * rules, from a JSON body or a form-encoded one (`fields` and `rules` as JSON strings).
  */
 import { hasLoneSurrogate, InvalidRequestError, type CollectionRules, type FieldDefinition, type FieldType } from '@plinth/shared';
+import { unknownParameter } from './unknown-parameter';
 import { isSystemField } from '../store/record-shape';
 import { CONSTRAINT_OPTIONS, isConstraintOption, parseFieldConstraints } from './field-constraints';
 import { RELATION_OPTIONS, checkRelationChange, isRelationOption, parseRelationOptions, valueTypeOf } from './relation-field';
@@ -43,10 +44,10 @@ export function objectParam(name: string, v: unknown): { [k: string]: unknown } 
   return value;
 }
 
-/** Throws 400 naming the first key of `body` that is not in `allowed`. */
+/** Throws 400 naming (when it looks like a name) the first key of `body` that is not in `allowed`. */
 export function refuseUnknownKeys(body: { [k: string]: unknown }, allowed: readonly string[]): void {
   for (const key of Object.keys(body)) {
-    if (!allowed.includes(key)) throw new InvalidRequestError(`Unknown parameter "${key}".`, { field: key });
+    if (!allowed.includes(key)) throw unknownParameter(key);
   }
 }
 

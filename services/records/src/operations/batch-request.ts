@@ -3,6 +3,7 @@
  * anything is read: every problem is a 400 whose `details.index` names the operation.
  */
 import { InvalidRequestError, PlinthError, type ErrorDetails } from '@plinth/shared';
+import { unknownParameter } from '../domain/unknown-parameter';
 
 /** Operations a batch holds by default; PLINTH_MAX_BATCH_OPERATIONS raises it up to the ceiling. */
 export const DEFAULT_MAX_BATCH_OPERATIONS = 100;
@@ -37,7 +38,7 @@ function bad(index: number, message: string, field: string): InvalidRequestError
 export function parseBatchRequest(body: unknown, maxOperations: number): BatchOpRequest[] {
   if (!isObject(body)) throw new InvalidRequestError('The body must be a JSON object like {"operations":[...]}.', { field: 'body' });
   for (const key of Object.keys(body)) {
-    if (key !== 'operations') throw new InvalidRequestError(`Unknown parameter "${key}".`, { field: key });
+    if (key !== 'operations') throw unknownParameter(key);
   }
   const ops = body.operations;
   if (!Array.isArray(ops) || ops.length === 0) {
