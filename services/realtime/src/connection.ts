@@ -1,22 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import {
-  InvalidRequestError,
-  NotFoundError,
-  PlinthError,
-  type ChangeEvent,
-  type KeyKind,
-  type ProjectId,
-} from '@plinth/shared';
+import { InvalidRequestError, NotFoundError, PlinthError, type ChangeEvent, type KeyKind, type ProjectId } from '@plinth/shared';
 import { resyncAll } from './resync-all';
 import { catchUp, type CatchUpOutcome } from './catch-up';
 import { deliveryFor } from './matching';
-import { errorMessage, messageRateMessage, refusalMessage, serialized } from './outbound';
+import { errorMessage, messageRateMessage, refusalMessage } from './outbound';
+import { SocketSender } from './socket-sender';
 import { CLOSE, parseClientMessage, type DeliveredEvent, type ServerMessage, type SubscribeMessage } from './protocol';
 import { Subscription } from './subscription';
 import { readClaims, type TokenClaims } from './token-claims';
 import { TokenBucket } from './token-bucket';
-import type { Hub } from './hub';
+import { TokenExpiry } from './token-expiry';
+import type { ConnectionHost } from './connection-host';
 
 /** One client WebSocket: its identity, token, subscriptions and send path. */
 export class Connection {
@@ -32,7 +27,8 @@ export class Connection {
   closed = false;
   /** Stored bytes of history this connection may still replay (docs/realtime.md "Resume"). */
   readonly catchUpBytes: TokenBucket;
-  private expiryTimer: NodeJS.Timeout | null = null;
+  private readonly expiry = new TokenExpiry(() => this.expire());
+  private readonly out: SocketSender;
 
   constructor(
     readonly ws: WebSocket,
@@ -40,41 +36,21 @@ export class Connection {
     readonly keyKind: KeyKind,
     /** The client's address (the per-address connection quota). */
     readonly address: string,
-    private readonly hub: Hub,
+    private readonly hub: ConnectionHost<Connection>,
   ) {
     const perMinute = hub.limits.catchUpBytesPerMinute.connection;
     this.catchUpBytes = new TokenBucket(perMinute, perMinute / 60);
+    this.out = new SocketSender(ws, hub.limits.maxBufferedBytes, hub.metrics, () => this.closed, () => hub.dropSlowConsumer(this));
   }
 
   /** Sends one message unless the send buffer would pass the limit; then drops the client (4008). */
   send(msg: ServerMessage): boolean {
-    return this.sendText(JSON.stringify(msg));
+    return this.out.send(msg);
   }
 
-  private sendText(data: string): boolean {
-    if (this.closed) return false;
-    // An empty buffer always takes one message (a large snapshot page); beyond that, the limit.
-    const buffered = this.ws.bufferedAmount;
-    if (buffered > 0 && buffered + Buffer.byteLength(data) > this.hub.limits.maxBufferedBytes) {
-      this.hub.dropSlowConsumer(this);
-      return false;
-    }
-    this.ws.send(data);
-    return true;
-  }
-
-  /**
-   * One `events` message. Each event is serialized once however many subscriptions receive it
-   * (a shared query with 1,000 subscribers costs one JSON.stringify, not 1,000).
-   */
+  /** One `events` message (socket-sender.ts). */
   sendEvents(sub: Subscription, events: DeliveredEvent[], committedAt: number[]): void {
-    if (events.length === 0 || sub.state === 'ended') return;
-    const text = `{"type":"events","id":${JSON.stringify(sub.id)},"events":[${events.map(serialized).join(',')}]}`;
-    if (this.sendText(text)) {
-      this.hub.metrics.delivered.inc(events.length);
-      const now = Date.now();
-      for (const t of committedAt) this.hub.metrics.latency.observe((now - t) / 1000);
-    }
+    if (sub.state !== 'ended') this.out.events(sub.id, events, committedAt);
   }
 
   async onMessage(text: string): Promise<void> {
@@ -119,22 +95,13 @@ export class Connection {
     this.claims = token ? readClaims(token) : null;
     // Counted against a user again once records has verified the new token (resolve).
     if (this.user !== null && this.user !== this.claims?.sub) this.hub.quotas.signIn(this, null);
-    this.armExpiry();
+    this.expiry.arm(this.claims?.exp);
     this.send({
       type: 'auth_ok',
       user_id: this.claims?.sub ?? null,
       expires_at: this.claims?.exp ? new Date(this.claims.exp * 1000).toISOString() : null,
     });
     await Promise.all([...this.subs.values()].map((sub) => this.start(sub)));
-  }
-
-  private armExpiry(): void {
-    if (this.expiryTimer) clearTimeout(this.expiryTimer);
-    this.expiryTimer = null;
-    const exp = this.claims?.exp;
-    if (!exp) return;
-    this.expiryTimer = setTimeout(() => this.expire(), Math.max(0, exp * 1000 - Date.now()));
-    this.expiryTimer.unref?.();
   }
 
   /** The access token expired: token-shaped subscriptions (also resolving ones) pause until the next `auth`. */
@@ -158,7 +125,7 @@ export class Connection {
     this.token = null;
     this.claims = null;
     this.hub.quotas.signIn(this, null);
-    this.armExpiry();
+    this.expiry.clear();
     this.send({ type: 'auth_revoked', ended });
   }
 
@@ -244,15 +211,23 @@ export class Connection {
       if (!stale()) await this.goLive(sub, stale);
       return;
     }
-    const outcome = await this.replay(sub, sub.lastSeq, true, stale);
-    if (outcome.outcome === 'stale') return;
-    if (outcome.outcome === 'resubscribe') return this.resubscribe(sub, outcome.reason);
+    if ((await this.catchUpTo(sub, true, stale)) && !stale()) await this.goLive(sub, stale);
+  }
+
+  /** Replays what came after `lastSeq` (or resyncs); false when the subscription went stale or was sent to resubscribe. */
+  private async catchUpTo(sub: Subscription, fromClient: boolean, stale: () => boolean): Promise<boolean> {
+    const outcome = await this.replay(sub, sub.lastSeq, fromClient, stale);
+    if (outcome.outcome === 'stale') return false;
+    if (outcome.outcome === 'resubscribe') {
+      this.resubscribe(sub, outcome.reason);
+      return false;
+    }
     if (outcome.outcome === 'resync') await this.resync(sub, stale, false);
     else {
       this.sendEvents(sub, outcome.events, outcome.committedAt);
       sub.lastSeq = outcome.next;
     }
-    if (!stale()) await this.goLive(sub, stale);
+    return true;
   }
 
   /** Sends the live events held meanwhile (seq > lastSeq); re-reads the log first if they overflowed. */
@@ -260,15 +235,7 @@ export class Connection {
     while (sub.overflowed) {
       sub.overflowed = false;
       sub.buffer = [];
-      const outcome = await this.replay(sub, sub.lastSeq, false, stale);
-      if (outcome.outcome === 'stale') return;
-      if (outcome.outcome === 'resubscribe') return this.resubscribe(sub, outcome.reason);
-      if (outcome.outcome === 'resync') await this.resync(sub, stale, false);
-      else {
-        this.sendEvents(sub, outcome.events, outcome.committedAt);
-        sub.lastSeq = outcome.next;
-      }
-      if (stale()) return;
+      if (!(await this.catchUpTo(sub, false, stale)) || stale()) return;
     }
     const held = sub.buffer;
     sub.buffer = [];
@@ -417,7 +384,7 @@ export class Connection {
   /** Releases everything; called once when the socket closed. */
   dispose(): void {
     this.closed = true;
-    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiry.clear();
     for (const sub of [...this.subs.values()]) this.end(sub);
   }
 

@@ -18,10 +18,11 @@ import {
   type ResolveSubscription,
   type RevocationChecker,
 } from '@plinth/shared';
-import type { CatchUpBudget, CatchUpLimits } from './catch-up';
-import { CatchUpGate, type CatchUpGateLimits } from './catch-up-gate';
+import type { CatchUpBudget } from './catch-up';
+import { CatchUpGate } from './catch-up-gate';
 import { Connection } from './connection';
-import { ConnectionQuotas, type ConnectionQuotaLimits } from './connection-quotas';
+import type { ConnectionHost } from './connection-host';
+import { ConnectionQuotas } from './connection-quotas';
 import { TokenBucket } from './token-bucket';
 import { UpgradeCredentials } from './upgrade-credential';
 import type { RealtimeMetrics } from './metrics';
@@ -29,25 +30,8 @@ import { refusalMessage } from './outbound';
 import { CLOSE } from './protocol';
 import type { Subscription } from './subscription';
 import { LookupIndex } from './lookup-index';
-
-export interface RealtimeLimits {
-  /** One catch-up (a resume replay), and how many may run at once. */
-  catchUp: CatchUpLimits;
-  catchUpGate: CatchUpGateLimits;
-  /** Stored bytes of history replayed per minute, per connection and per project. */
-  catchUpBytesPerMinute: { connection: number; project: number };
-  maxMessageBytes: number;
-  maxBufferedBytes: number;
-  maxSubscriptionsPerConnection: number;
-  /** Connection quotas (per process, project, public key, address, user). */
-  quotas: ConnectionQuotaLimits;
-  /** Messages per second a connection may send (pings included), and its burst. */
-  messagesPerSecond: number;
-  messageBurst: number;
-  pingIntervalMs: number;
-  idleTimeoutMs: number;
-  revocationCheckMs: number;
-}
+import type { RealtimeLimits } from './realtime-limits';
+import { clientAddress, REALTIME_PATH, refuseUpgrade } from './upgrade-request';
 
 export interface HubDeps {
   bus: EventBus;
@@ -63,31 +47,11 @@ export interface HubDeps {
 }
 
 /**
- * The client's address, as the gateway saw it (`X-Plinth-Client-Address`, behind its trusted
- * proxies), else the socket's peer.
- */
-function clientAddress(req: IncomingMessage): string {
-  return optionalIdentity(req.headers)?.clientAddress ?? req.socket.remoteAddress ?? 'unknown';
-}
-
-/** The path a client connects to (the gateway forwards it unchanged). */
-export const REALTIME_PATH = /^\/v1\/projects\/([^/?]+)\/realtime(?:\?.*)?$/;
-
-/** Answers an upgrade request with a plain HTTP error in the envelope, and closes the socket. */
-export function refuseUpgrade(socket: Duplex, err: PlinthError): void {
-  const body = JSON.stringify(err.toEnvelope());
-  socket.end(
-    `HTTP/1.1 ${err.status} ${err.code}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
-
-/**
  * The realtime hub of one replica: accepts WebSocket upgrades, tails the EventBus once, routes
  * each event to the subscriptions of its project and collection (an index, then an in-memory
  * predicate match), and runs heartbeats and revocation checks.
  */
-export class Hub {
+export class Hub implements ConnectionHost<Connection> {
   readonly bus: EventBus;
   readonly resolve: ResolveSubscription;
   readonly limits: RealtimeLimits;
@@ -98,7 +62,7 @@ export class Hub {
   private readonly wss: WebSocketServer;
   private readonly byCollection = new Map<string, Set<{ conn: Connection; sub: Subscription }>>();
   /** Subscriptions by the records their read rule looked up (lookup-index.ts). */
-  readonly lookups = new LookupIndex();
+  readonly lookups = new LookupIndex<Connection>();
   private readonly entries = new WeakMap<Subscription, { conn: Connection; sub: Subscription }>();
   private readonly connections = new Set<Connection>();
   readonly quotas: ConnectionQuotas;

@@ -1,5 +1,4 @@
 import type { ChangeEvent } from '@plinth/shared';
-import type { Connection } from './connection';
 import type { Subscription } from './subscription';
 
 /** A record a subscription's read rule looked up (get/exists), as records' subscribe answered it. */
@@ -8,8 +7,13 @@ export interface LookedUp {
   id: string;
 }
 
-interface Entry {
-  conn: Connection;
+/** What the index needs of a connection: its project (the connection type itself stays the caller's). */
+interface Holder {
+  readonly project: string;
+}
+
+interface Entry<C> {
+  conn: C;
   sub: Subscription;
 }
 
@@ -17,12 +21,12 @@ interface Entry {
  * Which subscriptions' predicates were resolved with which looked-up records (docs/realtime.md
  * "Rules that read other records"): a change to one of those records resolves them again.
  */
-export class LookupIndex {
-  private readonly byRecord = new Map<string, Set<Entry>>();
-  private readonly bySub = new Map<Subscription, { entry: Entry; keys: string[] }>();
+export class LookupIndex<C extends Holder> {
+  private readonly byRecord = new Map<string, Set<Entry<C>>>();
+  private readonly bySub = new Map<Subscription, { entry: Entry<C>; keys: string[] }>();
 
   /** The records `sub` depends on now (replacing what it depended on before). */
-  set(conn: Connection, sub: Subscription, lookups: readonly LookedUp[]): void {
+  set(conn: C, sub: Subscription, lookups: readonly LookedUp[]): void {
     this.remove(sub);
     if (lookups.length === 0 || sub.ended) return;
     const entry = { conn, sub };
@@ -47,9 +51,9 @@ export class LookupIndex {
   }
 
   /** The subscriptions one of whose looked-up records these events change, each once. */
-  affected(events: readonly ChangeEvent[]): Entry[] {
+  affected(events: readonly ChangeEvent[]): Entry<C>[] {
     if (this.byRecord.size === 0) return [];
-    const out = new Set<Entry>();
+    const out = new Set<Entry<C>>();
     for (const e of events) {
       const id = e.record?.id;
       if (id === undefined) continue;
