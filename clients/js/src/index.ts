@@ -82,9 +82,9 @@ export { localStorageAdapter, memoryStorage, type SessionStorage } from './stora
 export { Collection } from './records/collection';
 export type { CreateOptions, VersionOptions } from './records/collection';
 export type { BatchOperation, BatchResult } from './records/batch';
-export { Query, type QuerySpec } from './records/query';
+export { Query } from './records/query';
 export type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './records/realtime-types';
-export type { Aggregates, Condition, Direction, Expanded, ExpandedRecord, NumberField, Page, PlinthRecord, RecordData, SystemFields, TokenSource, WhereOp } from './records/types';
+export type { Aggregates, Condition, Direction, Expanded, ExpandedRecord, NumberField, Page, PlinthRecord, QuerySpec, RecordData, SystemFields, TokenSource, WhereOp } from './records/types';
 export type { CollectionAccessor, CollectionName, TypedCollection, UntypedCollections, UserFields } from './records/typed';
 export { ConflictError, PlinthError, isNetworkError, type PlinthErrorCode } from './errors';
 export type { CallOptions, TransportOptions } from './transport';

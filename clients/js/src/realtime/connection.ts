@@ -1,6 +1,6 @@
 import { PlinthError } from '../errors';
 import type { RecordsContext } from '../records/context';
-import type { QuerySpec } from '../records/query';
+import type { QuerySpec } from '../records/types';
 import type { RealtimeEvent, RealtimeHook, SubscribeOptions, Unsubscribe } from '../records/realtime-types';
 import type { PlinthRecord } from '../records/types';
 

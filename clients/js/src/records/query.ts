@@ -1,19 +1,7 @@
 import type { CallOptions } from '../transport';
 import type { RecordsContext } from './context';
 import type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './realtime-types';
-import type { Aggregates, Condition, Direction, NumberField, Page, WhereOp } from './types';
-
-export interface QuerySpec {
-  collection: string;
-  where: Condition[];
-  orderBy?: string;
-  direction?: Direction;
-  limit?: number;
-  /** Relation fields to expand (`author`, `post.author`: two levels at most). */
-  expand?: string[];
-  /** Full-text search words (lists only; realtime subscriptions take `where` alone). */
-  search?: string;
-}
+import type { Aggregates, Direction, NumberField, Page, QuerySpec, WhereOp } from './types';
 
 /**
  * An immutable query: `where`, `orderBy` and `limit` each return a new Query.

@@ -1,6 +1,5 @@
 import type { PlinthError } from '../errors';
-import type { QuerySpec } from './query';
-import type { PlinthRecord } from './types';
+import type { PlinthRecord, QuerySpec } from './types';
 
 /**
  * What a subscription's handler receives:

@@ -57,3 +57,16 @@ export interface Aggregates<S extends string, A extends string> {
 
 /** Supplies the user token for record calls (`X-Db-User-Token`), or null for none. */
 export type TokenSource = (signal?: AbortSignal) => Promise<string | null>;
+
+/** What a query asks for: the collection, its conditions, order, page size, expansions and search words. */
+export interface QuerySpec {
+  collection: string;
+  where: Condition[];
+  orderBy?: string;
+  direction?: Direction;
+  limit?: number;
+  /** Relation fields to expand (`author`, `post.author`: two levels at most). */
+  expand?: string[];
+  /** Full-text search words (lists only; realtime subscriptions take `where` alone). */
+  search?: string;
+}
