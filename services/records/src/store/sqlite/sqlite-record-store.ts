@@ -21,8 +21,8 @@ import type { AggregateQuery, AggregateResult, CollectionChange, DeletePlan, Ide
 import { joinRecord, splitRecord } from '../record-shape';
 import { assertStorable } from '../storable';
 import type { SqlValue } from './sqlite-predicate';
-import { wantedIndexes } from './sqlite-indexes';
 import { firstTaken, translateUnique } from './sqlite-unique';
+import { createRecordTable, removeFieldsFromUnreadableRows, syncIndexes } from './sqlite-record-tables';
 import { querySql } from './sqlite-query-sql';
 import { aggregateResult, aggregateSql } from './sqlite-aggregate-sql';
 import type { QueryJob, RawRow } from './sqlite-query-job';
@@ -32,10 +32,10 @@ import { SqliteQueryRunner, isPointQuery } from './sqlite-query-runner';
 import { SqliteIdempotencyKeys } from './sqlite-idempotency-keys';
 import { SqliteWriteBatch } from './sqlite-write-batch';
 import { runDeletePlan } from './sqlite-delete-plan';
-import { dropProjectSearchIndexes, dropSearchIndex, syncSearchIndex } from './sqlite-search-index';
+import { dropProjectSearchIndexes, dropSearchIndex } from './sqlite-search-index';
 import { applySqliteBatch } from './sqlite-batch';
 import type { BatchApplied, BatchIdempotency, BatchWrite } from '../batch-write';
-import { MALFORMED_JSON, messageOf, runTolerant, tableGone } from './sqlite-query-errors';
+import { runTolerant, tableGone } from './sqlite-query-errors';
 
 type RecordRow = RawRow;
 
@@ -169,36 +169,9 @@ export class SqliteRecordStore implements RecordStore {
         if (isSqliteUniqueViolation(err)) throw new ConflictError(`Collection "${collection.name}" already exists.`, { name: collection.name });
         throw err;
       }
-      this.db.exec(`DROP TABLE IF EXISTS "${table}"`);
-      this.db.exec(
-        `CREATE TABLE "${table}" (id TEXT PRIMARY KEY, version INTEGER NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, data TEXT NOT NULL)`,
-      );
-      this.db.exec(`CREATE INDEX "sys:${table}:created_at" ON "${table}" (created_at, id)`);
-      this.db.exec(`CREATE INDEX "sys:${table}:updated_at" ON "${table}" (updated_at, id)`);
-      this.syncIndexes(table, collection);
+      createRecordTable(this.db, table);
+      syncIndexes(this.db, (sql) => this.prepared(sql), table, collection);
     }).immediate();
-  }
-
-  private syncIndexes(table: string, collection: Collection): void {
-    syncSearchIndex(this.db, table, collection);
-    const wanted = wantedIndexes(table, collection);
-    const existing = this
-      .prepared(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name LIKE 'ix:%' OR name LIKE 'ic:%' OR name LIKE 'ux:%')`)
-      .all(table) as Array<{ name: string }>;
-    for (const { name } of existing) {
-      if (!wanted.has(name)) this.db.exec(`DROP INDEX "${name}"`);
-      wanted.delete(name);
-    }
-    for (const ddl of wanted.values()) {
-      try {
-        this.db.exec(ddl);
-      } catch (err) {
-        if (MALFORMED_JSON.test(messageOf(err))) {
-          throw new ConflictError('A stored record cannot be indexed: its JSON is nested too deep. Repair or delete it first.');
-        }
-        translateUnique(err);
-      }
-    }
   }
 
   async updateCollection(project: ProjectId, change: CollectionChange, event?: OutboxEvent): Promise<boolean> {
@@ -215,26 +188,11 @@ export class SqliteRecordStore implements RecordStore {
         this.prepared(`UPDATE "${table}" SET data = json_remove(data, '$.${field}'), version = version + 1
           WHERE json_valid(data) AND json_type(data, '$.${field}') IS NOT NULL`).run();
       }
-      if (removedFields.length > 0) this.removeFieldsFromUnreadableRows(table, removedFields);
-      this.syncIndexes(table, next);
+      if (removedFields.length > 0) removeFieldsFromUnreadableRows((sql) => this.prepared(sql), table, removedFields);
+      syncIndexes(this.db, (sql) => this.prepared(sql), table, next);
       this.appendEvent(event);
       return true;
     }).immediate();
-  }
-
-  /**
-   * Rows the JSON functions cannot read (see sqlite-query-sql.ts) lose removed fields in JavaScript,
-   * whose parser has no depth limit: removing a poisoned field from the definition repairs them.
-   */
-  private removeFieldsFromUnreadableRows(table: string, fields: string[]): void {
-    const rows = this.prepared(`SELECT id, data FROM "${table}" WHERE NOT json_valid(data)`).all() as Array<{ id: string; data: string }>;
-    const save = this.prepared(`UPDATE "${table}" SET data = ?, version = version + 1 WHERE id = ?`);
-    for (const row of rows) {
-      const data = JSON.parse(row.data) as { [field: string]: unknown };
-      if (!fields.some((f) => Object.hasOwn(data, f))) continue;
-      for (const field of fields) delete data[field];
-      save.run(JSON.stringify(data), row.id);
-    }
   }
 
   async deleteCollection(project: ProjectId, name: string, event?: OutboxEvent): Promise<boolean> {
