@@ -8,6 +8,7 @@ WORKDIR /app
 # better-sqlite3 and bcrypt compile native addons when no prebuilt binary matches.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.base.json tsconfig.build.json ./
+COPY protocol/package.json protocol/
 COPY shared/package.json shared/
 COPY gateway/package.json gateway/
 COPY services/records/package.json services/records/
@@ -16,6 +17,7 @@ COPY services/mailer/package.json services/mailer/
 COPY services/realtime/package.json services/realtime/
 COPY dashboard/package.json dashboard/
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 bcrypt msgpackr-extract
+COPY protocol protocol
 COPY shared shared
 COPY gateway gateway
 COPY services services

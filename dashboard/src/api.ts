@@ -1,4 +1,8 @@
 /** A tiny typed client of Plinth's public HTTP API (same origin as the dashboard). */
+import type { FieldDefinition, FieldType, JsonValue } from '@plinth/protocol';
+
+/** The wire types (declared once in @plinth/protocol). */
+export type { FieldDefinition, FieldType, RecordDoc, User } from '@plinth/protocol';
 
 export interface ApiErrorBody {
   error: string;
@@ -52,31 +56,9 @@ export async function call<T>(key: string, method: Method, path: string, body?: 
 
 export const projectPath = (project: string, rest: string): string => `/v1/projects/${encodeURIComponent(project)}${rest}`;
 
-export type FieldType = 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list' | 'relation';
 export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp', 'json', 'list'];
 export const FIELD_OPTIONS = ['required', 'unique', 'indexed'] as const;
 export type FieldOption = (typeof FIELD_OPTIONS)[number];
-export interface FieldDefinition {
-  type: FieldType;
-  required?: boolean;
-  unique?: boolean;
-  indexed?: boolean;
-  /** Text fields only: part of the full-text index (`?search=`). */
-  searchable?: boolean;
-  /** Value options (records.md, "Field options"): not edited here, kept as they are on save. */
-  min?: number | string;
-  max?: number | string;
-  min_length?: number;
-  max_length?: number;
-  pattern?: string;
-  enum?: Json[];
-  default?: Json;
-  /** Relation (records.md, "Relations"): the target collection; max_items above 1 holds a list of ids. */
-  collection?: string;
-  max_items?: number;
-  on_delete?: 'restrict' | 'cascade' | 'set_null';
-  readable_by_writer?: boolean;
-}
 export const RULE_KINDS = ['read', 'create', 'update', 'delete'] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
 export type Rules = Partial<Record<RuleKind, string>>;
@@ -88,14 +70,7 @@ export interface Collection {
   revision: number;
 }
 
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-export interface RecordDoc {
-  id: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-  [field: string]: Json;
-}
+export type Json = JsonValue;
 
 export interface Project {
   id: string;
@@ -106,18 +81,6 @@ export interface KeyView {
   id: string;
   kind: 'public' | 'secret';
   prefix: string;
-  created_at: string;
-}
-
-export interface User {
-  id: string;
-  /** Null for an anonymous user. */
-  email: string | null;
-  is_anonymous?: boolean;
-  status: 'active' | 'disabled';
-  email_verified: boolean;
-  display_name?: string | null;
-  claims?: { [k: string]: Json };
   created_at: string;
 }
 

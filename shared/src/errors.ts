@@ -2,24 +2,9 @@
  * One error hierarchy for every Plinth service (docs/api-conventions.md "Errors"). Every error a client sees is a
  * PlinthError rendered as the envelope `{error, message, details?}`.
  */
-export type ErrorCode =
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'reauthentication_required'
-  | 'mfa_required'
-  | 'not_found'
-  | 'request_timeout'
-  | 'conflict'
-  | 'account_exists'
-  | 'invalid_grant'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'internal'
-  | 'unavailable'
-  | 'overloaded'
-  | 'insufficient_storage';
+import type { ErrorCode, ErrorDetails, ErrorEnvelope } from '@plinth/protocol';
+
+export type { ErrorCode, ErrorDetails, ErrorEnvelope } from '@plinth/protocol';
 
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   invalid_request: 400,
@@ -40,15 +25,6 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   overloaded: 503,
   insufficient_storage: 507,
 };
-
-export type ErrorDetails = { [key: string]: unknown };
-
-/** The body of every error response. */
-export interface ErrorEnvelope {
-  error: ErrorCode;
-  message: string;
-  details?: ErrorDetails;
-}
 
 export class PlinthError extends Error {
   readonly status: number;

@@ -20,7 +20,7 @@ function inlineProtocolTypes(typesDir) {
   const files = declarationFiles(typesDir);
   const uses = files.filter((f) => fs.readFileSync(f, 'utf8').includes('@plinth/protocol'));
   if (uses.length === 0) return;
-  const src = protocolDir();
+  const src = path.join(protocolDir(), 'src');
   const dest = path.join(typesDir, 'protocol');
   for (const file of declarationFiles(src)) {
     const target = path.join(dest, path.relative(src, file));

@@ -5,6 +5,7 @@
 import type { MfaFactor } from './auth/mfa';
 import type { User } from './auth/types';
 import { Transport, type CallOptions, type TransportOptions } from './transport';
+import type { AuthSettings, FieldDefinition, JsonValue } from '@plinth/protocol';
 
 export interface AdminClientOptions extends Omit<TransportOptions, 'key'> {
   /** The project's secret key (`sk_…`). */
@@ -19,38 +20,10 @@ export interface MintedToken {
 }
 
 /** A JSON value, as a field's `enum` and `default` hold. */
-export type FieldValue = string | number | boolean | null | FieldValue[] | { [key: string]: FieldValue };
+export type FieldValue = JsonValue;
 
-export interface FieldDefinition {
-  type: 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list' | 'relation';
-  required?: boolean;
-  unique?: boolean;
-  indexed?: boolean;
-  /** Text fields only: part of the collection's full-text index (`query().search(…)`). */
-  searchable?: boolean;
-  /** Least value: a number (number, integer) or an ISO 8601 string (timestamp). */
-  min?: number | string;
-  /** Greatest value, as `min`. */
-  max?: number | string;
-  /** Fewest characters (text) or items (list). */
-  min_length?: number;
-  /** Most characters (text) or items (list). */
-  max_length?: number;
-  /** An RE2 regular expression a text value must contain a match of (`^…$` for all of it). */
-  pattern?: string;
-  /** The allowed values (text, number, integer, timestamp). */
-  enum?: FieldValue[];
-  /** Stored on create when the field is not given. */
-  default?: FieldValue;
-  /** Relation: the collection whose record ids the field holds. */
-  collection?: string;
-  /** Relation: 1 (default) holds one id; more holds a list of at most this many ids. */
-  max_items?: number;
-  /** Relation: what deleting a referenced record does to this one (default `restrict`). */
-  on_delete?: 'restrict' | 'cascade' | 'set_null';
-  /** Relation: a write must be able to read each record it points at (default false). */
-  readable_by_writer?: boolean;
-}
+/** A field of a collection definition (docs/records.md, "Field types" and "Field options"). */
+export type { FieldDefinition } from '@plinth/protocol';
 
 export interface CollectionRules {
   read?: string | null;
@@ -69,18 +42,8 @@ export interface CollectionInfo {
   updated_at: string;
 }
 
-export interface AuthSettings {
-  enabled: boolean;
-  access_token_ttl: number;
-  refresh_token_ttl: number;
-  otp_creates_users: boolean;
-  send_verification_on_signup: boolean;
-  redirect_url: string | null;
-  mail_from: string | null;
-  /** `signInAnonymously` may create anonymous users. */
-  allow_anonymous: boolean;
-  [setting: string]: unknown;
-}
+/** A project's Auth settings, as the settings API answers them. */
+export type { AuthSettings } from '@plinth/protocol';
 
 export interface NewUser {
   email: string;

@@ -1,22 +1,7 @@
+import type { ErrorCode } from '@plinth/protocol';
+
 /** The error codes Plinth answers with, plus `network_error` (no answer reached the client). */
-export type PlinthErrorCode =
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'reauthentication_required'
-  | 'mfa_required'
-  | 'not_found'
-  | 'conflict'
-  | 'account_exists'
-  | 'invalid_grant'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'internal'
-  | 'unavailable'
-  | 'overloaded'
-  | 'network_error'
-  | (string & {});
+export type PlinthErrorCode = ErrorCode | 'network_error' | (string & {});
 
 export interface PlinthErrorInit {
   status: number;

@@ -100,6 +100,10 @@ describe('@plinth/client as a packed, installed package', () => {
     const installed = JSON.parse(fs.readFileSync(path.join(app, 'node_modules/@plinth/client/package.json'), 'utf8')) as { private?: boolean; dependencies?: object };
     expect(installed.private).toBeUndefined();
     expect(installed.dependencies).toBeUndefined();
+    // the wire types come inlined (dist/types/protocol/), never as an import of the workspace package
+    expect(files).toContain('dist/types/protocol/index.d.ts');
+    const declarations = files.filter((f) => f.endsWith('.d.ts')).map((f) => fs.readFileSync(path.join(app, 'node_modules/@plinth/client', f), 'utf8'));
+    expect(declarations.filter((text) => /from ['"]@plinth\/protocol['"]/.test(text))).toEqual([]);
     expect(Object.keys(JSON.parse(fs.readFileSync(path.join(app, 'package.json'), 'utf8')).dependencies)).toEqual(['@plinth/client']);
   });
 

@@ -1,21 +1,10 @@
+import type { AuthProviderView, AuthSettings } from '@plinth/protocol';
 import { useEffect, useState } from 'preact/hooks';
 import { call, projectPath } from '../api';
 import { ErrorBox } from '../ui';
 
-/** A provider as the settings API shows it: the secret is write-only (only whether one is set). */
-interface Provider {
-  enabled: boolean;
-  client_id: string;
-  client_secret_set: boolean;
-  issuer?: string;
-  tenant?: string;
-  github_url?: string;
-  github_api_url?: string;
-}
-interface ProviderSettings {
-  providers: { [name: string]: Provider };
-  redirect_urls: string[];
-}
+/** The providers as the settings API shows them (each secret is write-only: only whether one is set). */
+type ProviderSettings = Pick<AuthSettings<AuthProviderView>, 'providers' | 'redirect_urls'>;
 
 const input = (e: Event): string => (e.currentTarget as HTMLInputElement).value;
 

@@ -1,18 +1,10 @@
+import type { AuthSettings as WireAuthSettings } from '@plinth/protocol';
 import { useEffect, useState } from 'preact/hooks';
 import { call, projectPath } from '../api';
 import { ErrorBox } from '../ui';
 
-interface Settings {
-  enabled: boolean;
-  access_token_ttl: number;
-  refresh_token_ttl: number;
-  otp_creates_users: boolean;
-  send_verification_on_signup: boolean;
-  redirect_url: string | null;
-  mail_from: string | null;
-  reauthentication_window: number;
-  allow_anonymous: boolean;
-}
+/** The settings edited here: all but the providers and their redirect URLs. */
+type Settings = Omit<WireAuthSettings, 'providers' | 'redirect_urls'>;
 const BOOLS = ['enabled', 'otp_creates_users', 'send_verification_on_signup', 'allow_anonymous'] as const;
 const NUMBERS = ['access_token_ttl', 'refresh_token_ttl', 'reauthentication_window'] as const;
 const STRINGS = ['redirect_url', 'mail_from'] as const;

@@ -1,8 +1,10 @@
 /**
- * The realtime wire protocol (docs/realtime.md): JSON text frames, one message each.
- * Client → server: auth, subscribe, unsubscribe, ping. Server → client: see ServerMessage.
+ * The realtime wire protocol (docs/realtime.md): JSON text frames, one message each. The
+ * messages are declared in @plinth/protocol; here, the close codes and the client message parser.
  */
-import type { ErrorEnvelope, RecordDoc } from '@plinth/shared';
+import type { ClientMessage, SubscribeMessage } from '@plinth/protocol';
+
+export type { ClientMessage, DeliveredEvent, EventKind, ServerMessage, SubscribeMessage } from '@plinth/protocol';
 
 /** WebSocket close codes the server uses (docs/realtime.md "Close codes"). */
 export const CLOSE = {
@@ -26,51 +28,6 @@ export const CLOSE = {
    */
   tooManyConnections: 4029,
 } as const;
-
-export type EventKind = 'create' | 'update' | 'delete' | 'enter' | 'leave';
-
-export interface DeliveredEvent {
-  kind: EventKind;
-  seq: number;
-  /** create, update, enter: the record; delete: the deleted record; leave: only id and version. */
-  record: RecordDoc | { id: string; version: number };
-}
-
-export type ServerMessage =
-  | { type: 'welcome'; connection_id: string; heartbeat_ms: number }
-  | { type: 'auth_ok'; user_id: string | null; expires_at: string | null }
-  | { type: 'subscribed'; id: string; collection: string; revision: number; seq: number; epoch: string; expires_at: string | null; resumed: boolean }
-  | { type: 'snapshot'; id: string; records: RecordDoc[]; cursor: string | null }
-  | { type: 'events'; id: string; events: DeliveredEvent[] }
-  | { type: 'unsubscribed'; id: string }
-  | ({ type: 'error'; id?: string } & ErrorEnvelope)
-  | { type: 'auth_revoked'; ended: string[] }
-  | { type: 'auth_expired'; paused: string[] }
-  | { type: 'resubscribe'; id: string; reason: 'collection_changed' | 'collection_deleted' }
-  | { type: 'resync_required'; id: string; seq: number; epoch: string; reason?: 'lookup_changed' }
-  | { type: 'pong' };
-
-export interface SubscribeMessage {
-  type: 'subscribe';
-  id: string;
-  collection: string;
-  where?: unknown;
-  orderBy?: unknown;
-  direction?: unknown;
-  limit?: unknown;
-  snapshot?: boolean;
-  /** Relation fields to expand in snapshots (records checks it). */
-  expand?: unknown;
-  resume_from?: number;
-  /** The epoch `resume_from` was read in (`subscribed.epoch`); another epoch, or none, resyncs. */
-  resume_epoch?: string;
-}
-
-export type ClientMessage =
-  | { type: 'auth'; token: string | null }
-  | SubscribeMessage
-  | { type: 'unsubscribe'; id: string }
-  | { type: 'ping' };
 
 /** A message the client sent that the server refuses; the connection stays open. */
 export class ProtocolError extends Error {

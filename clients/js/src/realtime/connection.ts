@@ -1,3 +1,4 @@
+import type { ServerMessage } from '@plinth/protocol';
 import { PlinthError } from '../errors';
 import type { RecordsContext } from '../records/context';
 import type { QuerySpec } from '../records/types';
@@ -38,17 +39,6 @@ interface Sub {
   /** The epoch of the log `lastSeq` belongs to (sent back with it: another epoch resyncs). */
   epoch?: string;
 }
-
-type ServerMessage =
-  | { type: 'welcome' | 'auth_ok' | 'unsubscribed' | 'pong' }
-  | { type: 'subscribed'; id: string; seq: number; epoch?: string; resumed: boolean }
-  | { type: 'snapshot'; id: string; records: PlinthRecord<object>[]; cursor: string | null }
-  | { type: 'events'; id: string; events: Array<{ kind: 'create' | 'update' | 'enter' | 'delete' | 'leave'; seq: number; record: PlinthRecord<object> }> }
-  | { type: 'error'; id?: string; error: string; message: string; details?: Record<string, unknown> }
-  | { type: 'auth_revoked'; ended: string[] }
-  | { type: 'auth_expired'; paused: string[] }
-  | { type: 'resubscribe'; id: string; reason: string }
-  | { type: 'resync_required'; id: string; seq: number; epoch?: string };
 
 /**
  * One WebSocket per client, shared by all of its subscriptions. On every (re)connect it first
@@ -185,7 +175,8 @@ export class RealtimeConnection implements RealtimeHook {
         for (const e of m.events) {
           if (sub.lastSeq !== null && e.seq <= sub.lastSeq) continue; // already delivered
           sub.lastSeq = e.seq;
-          sub.handler(e.kind === 'leave' ? { kind: 'leave', seq: e.seq, record: { id: e.record.id, version: e.record.version } } : { kind: e.kind, seq: e.seq, record: e.record });
+          // create, update, enter: the whole record; delete: the record as it was (only id and version when replayed after it was gone)
+          sub.handler(e.kind === 'leave' ? { kind: 'leave', seq: e.seq, record: { id: e.record.id, version: e.record.version } } : { kind: e.kind, seq: e.seq, record: e.record as PlinthRecord<object> });
           if (!this.subs.has(sub.id)) return; // the handler unsubscribed
         }
         return;

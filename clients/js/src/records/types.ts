@@ -1,10 +1,7 @@
-/** The fields every record carries besides its own. */
-export interface SystemFields {
-  id: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
+import type { SystemFields } from '@plinth/protocol';
+
+/** The fields every record carries besides its own (`id`, `version`, `created_at`, `updated_at`). */
+export type { SystemFields } from '@plinth/protocol';
 
 /**
  * A record reached through a relation and expanded (`expand`): a record of another collection,

@@ -1,32 +1,13 @@
 import Joi from 'joi';
-import { providersPatchSchema, type ProviderMap, type ProvidersPatch } from './oauth-providers';
+import type { AuthSettings as WireAuthSettings } from '@plinth/protocol';
+import { providersPatchSchema, type ProviderSettings, type ProvidersPatch } from './oauth-providers';
 
-/** Per-project Auth settings (docs/auth.md), `GET|PATCH /v1/projects/{p}/settings/auth`. */
-export interface AuthSettings {
-  enabled: boolean;
-  /** Seconds an access token lives, 60–86400. */
-  access_token_ttl: number;
-  /** Seconds a refresh-token family lives after its last use, 3600–31536000. */
-  refresh_token_ttl: number;
-  /** An OTP request for an unknown e-mail creates a password-less user on redeem. */
-  otp_creates_users: boolean;
-  send_verification_on_signup: boolean;
-  /** Where links in mails lead (the mailer appends the token); null: the mailer's default. */
-  redirect_url: string | null;
-  /** Sender of this project's mails; null: the mailer's default. */
-  mail_from: string | null;
-  /**
-   * Seconds a sign-in (password or code) counts as recent proof for a sensitive change that
-   * carries no password or code of its own (docs/auth.md "Recent proof"), 1–86400.
-   */
-  reauthentication_window: number;
-  /** `POST /auth/anonymous` may create anonymous users (no address, no password). */
-  allow_anonymous: boolean;
-  /** Sign-in providers by name (docs/auth.md "Sign-in with a provider"); secrets are write-only. */
-  providers: ProviderMap;
-  /** Where the browser may be sent back after a provider sign-in (origin and path; at most 20). */
-  redirect_urls: string[];
-}
+/**
+ * Per-project Auth settings (docs/auth.md), `GET|PATCH /v1/projects/{p}/settings/auth`: the
+ * wire type of @plinth/protocol, holding each provider as stored (with its secret; the API
+ * answers publicProviders).
+ */
+export type AuthSettings = WireAuthSettings<ProviderSettings>;
 
 /** Body of PATCH settings/auth as validated: `providers` entries are merged (flows/oauth-settings.ts). */
 export type AuthSettingsPatch = Partial<Omit<AuthSettings, 'providers'>> & { providers?: ProvidersPatch };
