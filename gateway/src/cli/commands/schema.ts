@@ -10,29 +10,17 @@
  * changes nothing.
  */
 import fs from 'node:fs';
+import type { FieldDefinition, JsonValue } from '@plinth/protocol';
 import { UsageError, type CliIo, type Connection } from '../client';
 import type { Flags } from '../flags';
 import { parseAuthSpec, pullAuth, type AuthSpec } from './apply-auth';
 
-type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-export interface FieldDef {
-  type: string;
-  required?: boolean;
-  unique?: boolean;
-  indexed?: boolean;
-  min?: number | string;
-  max?: number | string;
-  min_length?: number;
-  max_length?: number;
-  pattern?: string;
-  enum?: Json[];
-  default?: Json;
-  /** Relation fields (docs/records.md, "Relations"). */
-  collection?: string;
-  max_items?: number;
-  on_delete?: string;
-  readable_by_writer?: boolean;
-}
+/**
+ * A field as the schema file holds it: the wire definition (@plinth/protocol), except that `type`
+ * and `on_delete` are any text here — a file may name what this CLI predates, and the server
+ * judges it on apply.
+ */
+export type FieldDef = Omit<FieldDefinition, 'type' | 'on_delete' | 'searchable'> & { type: string; on_delete?: string };
 export type Rules = { [op: string]: string };
 export interface CollectionSpec {
   fields: { [name: string]: FieldDef };
@@ -52,7 +40,7 @@ const FLAGS = ['required', 'unique', 'indexed'] as const;
 /** Options passed through as they are; the project checks them (and answers timestamps in UTC). */
 const OPTIONS = ['min', 'max', 'min_length', 'max_length', 'pattern', 'enum', 'default', 'collection', 'max_items', 'on_delete', 'readable_by_writer'] as const;
 /** A relation's options as the project fills them in when not given: pull leaves them out, apply sees no change. */
-const RELATION_DEFAULTS: { [option: string]: Json } = { max_items: 1, on_delete: 'restrict', readable_by_writer: false };
+const RELATION_DEFAULTS: { [option: string]: JsonValue } = { max_items: 1, on_delete: 'restrict', readable_by_writer: false };
 const withoutDefault = (type: string, option: string, v: unknown): unknown =>
   type === 'relation' && option in RELATION_DEFAULTS && v === RELATION_DEFAULTS[option] ? undefined : v;
 const isObject = (v: unknown): v is { [k: string]: unknown } => typeof v === 'object' && v !== null && !Array.isArray(v);
