@@ -1,5 +1,5 @@
 import type { ChangeEventInput, Collection, JsonValue, RecordDoc } from '@plinth/shared';
-import type { IdempotencyClaim } from './record-store';
+import type { IdempotencyClaim } from './idempotency-claim';
 
 /**
  * One write of an atomic batch (docs/records.md "Batch writes"), as the store applies it: every

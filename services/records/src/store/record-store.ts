@@ -1,5 +1,6 @@
 import type { ChangeEventInput, Collection, JsonValue, Predicate, ProjectId, RecordDoc } from '@plinth/shared';
 import type { BatchApplied, BatchIdempotency, BatchWrite } from './batch-write';
+import type { IdempotencyClaim } from './idempotency-claim';
 
 /**
  * The change event of a write, given to the store with it. A store with an outbox
@@ -101,15 +102,7 @@ export interface AggregateResult {
   avg: { [field: string]: number | null };
 }
 
-/** Claim on an `Idempotency-Key` for one record creation. */
-export interface IdempotencyClaim {
-  key: string;
-  /** Hash of the request body; the same key with another fingerprint is a conflict. */
-  fingerprint: string;
-  /** ISO time; a stored key whose expiry is at or before `now` is forgotten. */
-  expiresAt: string;
-  now: string;
-}
+export type { IdempotencyClaim } from './idempotency-claim';
 
 export interface InsertResult {
   record: RecordDoc;

@@ -10,25 +10,12 @@
  * matches a literal path); every value is a bound parameter.
  */
 import type { Collection, FieldType, Predicate } from '@plinth/shared';
-import { fieldTypeOf, isSystemField, type Scalar } from '../record-shape';
+import { fieldTypeOf, type Scalar } from '../record-shape';
 import { normalizeForStore } from '../store-predicate';
+import { bindValue, fieldExpr, type SqlFragment, type SqlValue } from './sqlite-sql-fragment';
 import { textOperator } from './sqlite-text-operators';
 
-export interface SqlFragment {
-  sql: string;
-  params: SqlValue[];
-}
-export type SqlValue = string | number;
-
-/** The SQL expression of a field: a column for system fields, a JSON path for user fields. */
-export function fieldExpr(field: string): string {
-  return isSystemField(field) ? field : `json_extract(data, '$.${field}')`;
-}
-
-/** SQLite has no boolean: JSON true/false read back as 1/0. */
-export function bindValue(v: Scalar): SqlValue {
-  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
-}
+export { bindValue, fieldExpr, type SqlFragment, type SqlValue } from './sqlite-sql-fragment';
 
 /** Whether a json field's stored value has the JSON type of `v` (never NULL). */
 function jsonKindIs(field: string, v: Scalar): string {

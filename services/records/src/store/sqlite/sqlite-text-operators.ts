@@ -5,7 +5,7 @@
  * `instr(lower(x), lower(?))`, which has no pattern syntax at all; `starts-with` is a LIKE whose
  * `%`, `_` and `\` in the operand are escaped, so user text is never a pattern.
  */
-import { fieldExpr, type SqlValue } from './sqlite-predicate';
+import { fieldExpr, type SqlValue } from './sqlite-sql-fragment';
 
 /** The operand as a LIKE prefix pattern: its wildcards and the escape character escaped. */
 export function likePrefix(operand: string): string {
