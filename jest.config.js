@@ -42,6 +42,36 @@ const CLUSTER_SUITES = [
   '<rootDir>/test/browser/oauth-sign-in.int.test.ts',
 ];
 
+/**
+ * Suites whose assertions bound a time a user would notice (a /healthz answer within 250 ms while
+ * a flood runs, a query's p99, a lock wait) or that load both cores on purpose: `npm test` runs
+ * them alone after the others (scripts/test.js), so another suite running beside them on a
+ * 2-core machine cannot decide their outcome.
+ */
+const SERIAL_SUITES = [
+  'services/realtime/test/catch-up-flood.int.test.ts',
+  'services/realtime/test/connection-flood.int.test.ts',
+  'services/realtime/test/realtime-limits.int.test.ts',
+  'services/records/test/query-fair-share.int.test.ts',
+  'services/records/test/query-compile-stall.int.test.ts',
+  'services/records/test/api/records-query-api.int.test.ts',
+  'services/records/test/api/record-limits-api.int.test.ts',
+  'services/records/test/user-token-expiry.int.test.ts',
+  'services/auth/test/api/timing.test.ts',
+  'gateway/test/standalone-worker-kill.int.test.ts',
+  'gateway/test/standalone-start.int.test.ts',
+  'test/faults/shutdown-signin-backlog.test.ts',
+  'test/faults/mail-outbox-disk-full.test.ts',
+];
+const escape = (p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const SERIAL = `/(${SERIAL_SUITES.map(escape).join('|')})$`;
+/** PLINTH_TEST_PHASE: `parallel` runs every suite but those, `serial` only those; unset, all. */
+const phaseIgnore = {
+  parallel: [SERIAL],
+  serial: [`^(?!.*${SERIAL})`],
+}[process.env.PLINTH_TEST_PHASE ?? ''] ?? [];
+common.testPathIgnorePatterns = [...common.testPathIgnorePatterns, ...phaseIgnore];
+
 /** @type {import('jest').Config} */
 module.exports = {
   globalSetup: '<rootDir>/test/global-setup.js',
