@@ -22,7 +22,7 @@ function notesComponent(migrations: SqliteMigration[], where = 'notes.db'): Sqli
   return { component: 'notes', where, baseline: (db) => db.exec('CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)'), migrations };
 }
 
-const addTitle: SqliteMigration = { version: 1, name: 'title', up: (db) => db.exec("ALTER TABLE notes ADD COLUMN title TEXT NOT NULL DEFAULT ''") };
+const addTitle: SqliteMigration = { version: 1, name: 'title', up: (db) => void db.exec("ALTER TABLE notes ADD COLUMN title TEXT NOT NULL DEFAULT ''") };
 
 describe('SQLite migrations', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-data-version-'));
@@ -31,8 +31,18 @@ describe('SQLite migrations', () => {
   it('applies each migration once, in order, and stores the version reached', () => {
     const db = openSqlite(':memory:');
     const ran: number[] = [];
-    const second: SqliteMigration = { version: 2, name: 'index', up: (d) => (ran.push(2), d.exec('CREATE INDEX notes_title ON notes (title)')) };
-    const first: SqliteMigration = { ...addTitle, up: (d) => (ran.push(1), addTitle.up(d)) };
+    const second: SqliteMigration = { version: 2, name: 'index', up: (d) => {
+        ran.push(2);
+        d.exec('CREATE INDEX notes_title ON notes (title)');
+      },
+    };
+    const first: SqliteMigration = {
+      ...addTitle,
+      up: (d) => {
+        ran.push(1);
+        addTitle.up(d);
+      },
+    };
     expect(migrateSqlite(db, notesComponent([first]))).toEqual({ component: 'notes', from: 0, to: 1 });
     expect(migrateSqlite(db, notesComponent([first, second]))).toEqual({ component: 'notes', from: 1, to: 2 });
     expect(migrateSqlite(db, notesComponent([first, second]))).toEqual({ component: 'notes', from: 2, to: 2 });
@@ -65,7 +75,7 @@ describe('SQLite migrations', () => {
   it('a migration that fails leaves the file as it was (version and tables)', () => {
     const db = openSqlite(':memory:');
     migrateSqlite(db, notesComponent([]));
-    const broken: SqliteMigration = { version: 2, name: 'broken', up: (d) => d.exec('ALTER TABLE nowhere ADD COLUMN x TEXT') };
+    const broken: SqliteMigration = { version: 2, name: 'broken', up: (d) => void d.exec('ALTER TABLE nowhere ADD COLUMN x TEXT') };
     expect(() => migrateSqlite(db, notesComponent([addTitle, broken]))).toThrow(/no such table: nowhere/);
     expect(sqliteDataVersion(db, 'notes').version).toBe(0);
     const columns = (db.prepare('PRAGMA table_info(notes)').all() as Array<{ name: string }>).map((c) => c.name);
