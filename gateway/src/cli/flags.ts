@@ -8,6 +8,7 @@ export const OPTIONS = {
   project: { type: 'string' },
   'data-dir': { type: 'string' },
   's3-bucket': { type: 'string' },
+  passphrase: { type: 'string' },
   's3-prefix': { type: 'string' },
   name: { type: 'string' },
   where: { type: 'string' },
@@ -50,6 +51,7 @@ export interface Flags extends ConnectionFlags {
   since?: string;
   until?: string;
   's3-bucket'?: string;
+  passphrase?: string;
   's3-prefix'?: string;
   help?: boolean;
   version?: boolean;

@@ -39,6 +39,12 @@ export const COMMANDS: Readonly<Record<string, string>> = {
   plinth projects create [id] [--name NAME]   prints the new project's keys (shown once)
   plinth projects show <id>
   plinth projects delete <id>
+  plinth projects export <id> [--out FILE] [--passphrase P]
+                         the whole project (keys hashed, collections, records, Auth settings,
+                         users with password hashes) in one gzip'd archive (<id>.plinth.jsonl.gz);
+                         its secrets are encrypted under the passphrase (or PLINTH_ARCHIVE_PASSPHRASE)
+  plinth projects import <archive> [--passphrase P]
+                         creates the project from an export on this deployment (it must not exist)
 Over the operator API (/v1/admin); needs the operator key.
 `,
   keys: `Usage:
