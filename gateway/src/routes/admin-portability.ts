@@ -8,7 +8,7 @@
  */
 import { Router, type RequestHandler } from 'express';
 import Joi from 'joi';
-import { InvalidRequestError, NotFoundError, PROJECT_ID_PATTERN, asProjectId, isProjectId } from '@plinth/shared';
+import { ConflictError, InvalidRequestError, NotFoundError, PROJECT_ID_PATTERN, asProjectId, isProjectId } from '@plinth/shared';
 import { publicKeyView } from '../keys';
 import type { ApiKeyKind, ProjectStore } from '../store/project-store';
 
@@ -63,7 +63,12 @@ export function adminPortabilityRoutes(store: ProjectStore, guard: RequestHandle
     if (error) throw new InvalidRequestError('Invalid request body.', { fields: Object.fromEntries(error.details.map((d) => [d.path.join('.') || 'body', d.message])) });
     const id = asProjectId(value.project.id);
     const keys = value.keys.map((k) => ({ ...k, project: id }));
-    // A taken id (or a key already stored here) is 409 from the store; nothing is stored then.
+    // The same keys on two projects would make each key name either: refused, naming the holder.
+    for (const k of keys) {
+      const held = await store.findKeyByHash(k.hash);
+      if (held) throw new ConflictError(`A key of this project (${k.prefix}…) is already a key of project ${held.project} on this deployment.`, { key_id: k.id });
+    }
+    // A taken id is 409 from the store; nothing is stored then.
     await store.createProject({ id, name: value.project.name, created_at: new Date(value.project.created_at).toISOString() }, keys);
     res.status(201).json({ project: await store.getProject(id), keys: keys.map(publicKeyView) });
   });
