@@ -66,6 +66,10 @@ export async function migrateMongo(db: Db, spec: MongoComponent, opts: MongoMigr
         if (!isDuplicateKey(err)) throw err;
       }
       if (taken?.lock?.owner === owner) return runLocked(versions, spec, taken.version, latest, owner, ttl, db, from);
+      // An upsert answers the document or a duplicate key; nothing at all is not a MongoDB to migrate on.
+      if (taken === null && !(await versions.findOne({ _id: spec.component }))) {
+        throw new DataVersionError(`${spec.where}: the server stored nothing for the data-version lock update.`);
+      }
     }
     if (Date.now() >= deadline) {
       throw new DataVersionError(`${spec.where}: another process has been migrating ${spec.component} data for too long (lock in plinth_data_version); start again once it is done.`);
