@@ -21,7 +21,7 @@ const PASSWORD = 'two factor password';
 async function call<T = Record<string, unknown>>(base: string, method: string, p: string, key: string, body?: unknown, userToken?: string): Promise<{ status: number; body: T }> {
   const res = await fetch(`${base}${p}`, {
     method,
-    headers: { Authorization: `Bearer ${key}`, ...(userToken ? { 'X-Auth-User-Token': userToken } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...(userToken ? { 'X-Auth-User-Token': userToken } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   return { status: res.status, body: (await res.json()) as T };
@@ -134,6 +134,13 @@ describe('moving a project: second factors, and what is refused', () => {
     const refused = await call<{ error: string; details: { field: string } }>(dst, 'POST', p('/auth/portability/users'), keys.secretKey, { users: [forged] });
     expect(refused).toMatchObject({ status: 400, body: { error: 'invalid_request', details: { field: 'users.0.password_hash' } } });
     expect((await call(dst, 'GET', `/v1/admin/projects/${project}/export`, keys.secretKey)).status).toBe(403);
+    // A viewer operator reads projects, but does not take a copy of one (key hashes) nor bring one in.
+    expect((await call(dst, 'POST', '/v1/admin/operators', target.adminKey, { email: 'viewer@ops.example', password: 'viewer password here', role: 'viewer' })).status).toBe(201);
+    const session = await call<{ token: string }>(dst, 'POST', '/v1/admin/sessions', '', { email: 'viewer@ops.example', password: 'viewer password here' });
+    expect((await call(dst, 'GET', `/v1/admin/projects/${project}`, session.body.token)).status).toBe(200);
+    const viewerExport = await call(dst, 'GET', `/v1/admin/projects/${project}/export`, session.body.token);
+    expect(viewerExport).toMatchObject({ status: 403, body: { error: 'forbidden', details: { role: 'viewer', needed: 'admin' } } });
+    expect((await call(dst, 'POST', '/v1/admin/projects/import', session.body.token, { project: { id: 'by-viewer', name: 'x', created_at: '2026-01-01T00:00:00Z' }, keys: [] })).status).toBe(403);
     const tooMany = Array.from({ length: 101 }, (_, i) => ({ id: `key_${String(i).padStart(26, '0')}`, kind: 'public', hash: i.toString(16).padStart(64, '0'), prefix: 'pk_abcde', created_at: '2026-01-01T00:00:00Z' }));
     const bounded = await call(dst, 'POST', '/v1/admin/projects/import', target.adminKey, { project: { id: 'many-keys', name: 'x', created_at: '2026-01-01T00:00:00Z' }, keys: tooMany });
     expect(bounded.status).toBe(400);
