@@ -7,7 +7,7 @@ import { Router } from 'express';
 import Joi from 'joi';
 import { requireSecretKey } from '@plinth/shared';
 import { userClaimsSchema } from '../domain/claims';
-import { displayNameSchema, photoUrlSchema, validate } from '../domain/validation';
+import { displayNameSchema, emailSchema, photoUrlSchema, validate } from '../domain/validation';
 import type { AuthContext } from '../flows/auth-context';
 import { exportUsers, importUsers, PORTABLE_USERS_LIMIT, type PortableUser } from '../flows/portability';
 import { requireProjectKey } from './guards';
@@ -37,7 +37,7 @@ const factorSchema = Joi.object({
 
 const userSchema = Joi.object({
   id: Joi.string().pattern(/^usr_[0-9a-z]{26}$/).required(),
-  email: Joi.string().max(254).allow(null).required(),
+  email: emailSchema.allow(null).required(),
   email_verified: Joi.boolean().strict().required(),
   display_name: displayNameSchema.allow(null).required(),
   photo_url: photoUrlSchema.allow(null).required(),
