@@ -77,10 +77,11 @@ describe('a standalone mongod is refused at start', () => {
 describe('a start that fails after connecting closes the shared client', () => {
   let mongod: WireMongod;
   beforeEach(async () => {
-    // A replica-set primary that refuses to build any index.
+    // A replica-set primary that refuses to build any index or write anything (a start's first
+    // write is its data-version lock, before the indexes).
     mongod = await startWireMongod({
       replicaSet: 'rs0',
-      answer: (name) => (name === 'createIndexes' ? { ok: 0, errmsg: 'no space left for the index (stand-in)', code: 14031, codeName: 'OutOfDiskSpace' } : undefined),
+      answer: (name) => (name === 'createIndexes' || name === 'findAndModify' ? { ok: 0, errmsg: 'no space left for the index (stand-in)', code: 14031, codeName: 'OutOfDiskSpace' } : undefined),
     });
   });
   afterEach(() => mongod.close());

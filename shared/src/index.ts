@@ -19,6 +19,7 @@ export * from './serve';
 export * from './startup';
 export * from './sqlite';
 export * from './sqlite-cleanup';
+export * from './data-version';
 export * from './internal-client';
 export * from './mail-queue';
 export * from './revocation';

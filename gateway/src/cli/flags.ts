@@ -7,6 +7,9 @@ export const OPTIONS = {
   'secret-key': { type: 'string' },
   project: { type: 'string' },
   'data-dir': { type: 'string' },
+  's3-bucket': { type: 'string' },
+  passphrase: { type: 'string' },
+  's3-prefix': { type: 'string' },
   name: { type: 'string' },
   where: { type: 'string' },
   'order-by': { type: 'string' },
@@ -47,6 +50,9 @@ export interface Flags extends ConnectionFlags {
   actor?: string;
   since?: string;
   until?: string;
+  's3-bucket'?: string;
+  passphrase?: string;
+  's3-prefix'?: string;
   help?: boolean;
   version?: boolean;
 }

@@ -39,6 +39,12 @@ export const COMMANDS: Readonly<Record<string, string>> = {
   plinth projects create [id] [--name NAME]   prints the new project's keys (shown once)
   plinth projects show <id>
   plinth projects delete <id>
+  plinth projects export <id> [--out FILE] [--passphrase P]
+                         the whole project (keys hashed, collections, records, Auth settings,
+                         users with password hashes) in one gzip'd archive (<id>.plinth.jsonl.gz);
+                         its secrets are encrypted under the passphrase (or PLINTH_ARCHIVE_PASSPHRASE)
+  plinth projects import <archive> [--passphrase P]
+                         creates the project from an export on this deployment (it must not exist)
 Over the operator API (/v1/admin); needs the operator key.
 `,
   keys: `Usage:
@@ -127,12 +133,15 @@ secret key are valid (each is checked when given), and that the settings are san
 line per check; exits 1 when any check fails.
 `,
   backup: `Usage:
-  plinth backup <dir> [--data-dir DIR]
+  plinth backup <dir> [--data-dir DIR] [--s3-bucket BUCKET [--s3-prefix PREFIX]]
 Copies every SQLite database of the standalone data directory (each at one point in time, while
 the server keeps serving), credentials.json and any other stored file into <dir> (created; must
 be empty and outside the data directory), checks each copy (integrity check, row counts) and
 writes manifest.json last (files, sizes, SHA-256, row counts, version, time). Prints the
 manifest. Reads the files directly: run it on the machine that holds the data directory.
+With --s3-bucket (or PLINTH_BACKUP_S3_BUCKET), the complete backup is then uploaded to
+s3://BUCKET/PREFIX/<dir's name>/, manifest.json last; endpoint, region and credentials from
+PLINTH_BACKUP_S3_ENDPOINT, _REGION, _FORCE_PATH_STYLE, _ACCESS_KEY_ID, _SECRET_ACCESS_KEY.
 `,
   restore: `Usage:
   plinth restore <backup> [--data-dir DIR]

@@ -10,6 +10,7 @@ import {
   type ProjectId,
 } from '@plinth/shared';
 import { generateKey, publicKeyView } from '../keys';
+import { adminPortabilityRoutes } from './admin-portability';
 import type { KeyAuthenticator } from '../key-authenticator';
 import type { ProjectDeletion } from '../purge/project-deletion';
 import type { ProjectStore } from '../store/project-store';
@@ -78,6 +79,9 @@ export function adminRoutes(deps: AdminDeps): Router {
     await store.createProject(project, [pub.record, sec.record]);
     res.status(201).json({ project, keys: { public: pub.value, secret: sec.value } });
   });
+
+  // Key hashes out, keys in: for admins (a viewer reads projects, not what would let it copy one).
+  r.use(adminPortabilityRoutes(store, need('admin')));
 
   r.get('/projects', async (_req, res) => {
     res.json({ projects: await store.listProjects() });

@@ -1,5 +1,5 @@
 import type { ClientSession, Collection, Db, MongoServerError, TransactionOptions } from 'mongodb';
-import { ConflictError, ensureMongoIndex, loadMongodb, transactionOptions, type ProjectId } from '@plinth/shared';
+import { ConflictError, ensureMongoIndex, loadMongodb, migrateMongo, transactionOptions, type ProjectId } from '@plinth/shared';
 import { MongoOperatorStore } from './mongo-operator-store';
 import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
 
@@ -65,6 +65,8 @@ export class MongoProjectStore implements ProjectStore {
   }
 
   async init(): Promise<this> {
+    // Before the indexes: an older release must not rebuild the indexes of a newer one's data.
+    await migrateMongo(this.db, { component: 'gateway', where: `MongoDB database "${this.db.databaseName}"`, migrations: [] });
     await ensureMongoIndex(this.keys, { hash: 1 }, { unique: true, name: 'hash_unique' });
     await ensureMongoIndex(this.keys, { project: 1, created_at: 1 }, { name: 'project_created' });
     await ensureMongoIndex(this.projects, { created_at: 1, _id: 1 }, { name: 'created' });

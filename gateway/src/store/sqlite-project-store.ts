@@ -1,4 +1,4 @@
-import { ConflictError, isSqliteUniqueViolation, openSqlite, type ProjectId, type SqliteDatabase } from '@plinth/shared';
+import { ConflictError, isSqliteUniqueViolation, migrateSqlite, openSqlite, type ProjectId, type SqliteDatabase } from '@plinth/shared';
 import { SqliteOperatorStore } from './sqlite-operator-store';
 import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
 
@@ -33,7 +33,7 @@ export class SqliteProjectStore implements ProjectStore {
 
   constructor(file: string) {
     this.db = openSqlite(file);
-    this.db.exec(SCHEMA);
+    migrateSqlite(this.db, { component: 'gateway', where: file, baseline: (db) => db.exec(SCHEMA), migrations: [] });
     this.operators = new SqliteOperatorStore(this.db);
     this.stmt = {
       insertProject: this.db.prepare('INSERT INTO projects (id, name, created_at) VALUES (@id, @name, @created_at)'),

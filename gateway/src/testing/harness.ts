@@ -71,10 +71,12 @@ export interface TestPlinthOptions {
   realtimeReplicas?: number;
   /** Standalone topology: every log line of every service goes here (with `env.LOG_LEVEL`) instead of stdout. */
   logs?: { write(line: string): void };
+  /** This topology whatever PLINTH_TEST_TOPOLOGY says (a suite that moves data from one to the other). */
+  topology?: TestTopology;
 }
 
 export async function startTestPlinth(opts: TestPlinthOptions = {}): Promise<TestPlinth> {
-  return testTopology() === 'cluster' ? startClusterPlinth(opts) : startStandalonePlinth(opts);
+  return (opts.topology ?? testTopology()) === 'cluster' ? startClusterPlinth(opts) : startStandalonePlinth(opts);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { AuthContext } from './flows/auth-context';
 import { actionRoutes } from './routes/action-routes';
 import { purgeProject } from './flows/purge';
 import { adminRoutes } from './routes/admin-routes';
+import { portabilityRoutes } from './routes/portability-routes';
 import { anonymousRoutes } from './routes/anonymous-routes';
 import { clientRoutes } from './routes/client-routes';
 import { mfaRoutes } from './routes/mfa-routes';
@@ -38,6 +39,7 @@ export function createAuthApp(deps: AuthAppDeps): Express {
   const routes = Router();
   const rateLimits = createRateLimits(deps.rateLimits);
   routes.use(projectRoutes(deps.auth));
+  routes.use(portabilityRoutes(deps.auth));
   routes.use(actionRoutes(deps.auth, rateLimits));
   routes.use(oauthBrowserRoutes(deps.auth, rateLimits));
   routes.use(

@@ -5,3 +5,5 @@ export type { AccessContext, AccessPolicy, AuthInfo } from './domain/access-poli
 export type { RecordStore } from './store/record-store';
 export { SqliteRecordStore } from './store/sqlite/sqlite-record-store';
 export { MongoRecordStore } from './store/mongo/mongo-record-store';
+export { fileKey, isKeySegment, type FileKey, type FileStorage } from './files/storage/file-storage';
+export { openFileStorage, type FileStorageConfig } from './files/storage/open-file-storage';

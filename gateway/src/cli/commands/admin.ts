@@ -1,4 +1,5 @@
 /** `plinth projects …` and `plinth keys …`: the operator API. */
+import { exportProject, importProject } from './project-archive';
 import { UsageError, printJson, type CliIo, type Connection } from '../client';
 import type { Flags } from '../flags';
 import { need } from './args';
@@ -20,8 +21,12 @@ export async function projectsCommand(args: string[], flags: Flags, conn: Connec
     case 'delete':
       printJson(io, await conn.ok('DELETE', p(need(id, 'project id')), { key: key() }));
       return 0;
+    case 'export':
+      return exportProject(need(id, 'project id'), flags, conn, io);
+    case 'import':
+      return importProject(need(id, 'archive file'), flags, conn, io);
     default:
-      throw new UsageError(verb ? `unknown command: projects ${verb}` : 'missing subcommand: projects list|create|show|delete');
+      throw new UsageError(verb ? `unknown command: projects ${verb}` : 'missing subcommand: projects list|create|show|delete|export|import');
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ClientSession, Collection, Db, MongoServerError, TransactionOptions } from 'mongodb';
-import { ensureMongoIndex, loadMongodb, transactionOptions, UnavailableError, type ProjectId } from '@plinth/shared';
+import { ensureMongoIndex, loadMongodb, migrateMongo, transactionOptions, UnavailableError, type ProjectId } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 import { MongoIdentities } from './mongo-identities';
 import type {
@@ -14,6 +14,7 @@ import type {
   UserStore,
 } from './user-store';
 import { emailTakenError, foldCase, mailSlotKey, ONE_TIME_TOKEN_KINDS } from './user-store';
+import { AUTH_MONGO_MIGRATIONS } from './auth-migrations';
 import { MongoFactorStore } from './mongo-factor-store';
 
 /** `name_folded`: foldCase(display_name), what a search matches (regex case folding differs from SQLite's). */
@@ -97,6 +98,8 @@ export class MongoUserStore implements UserStore {
 
   /** Creates the indexes the guarantees rely on (unique e-mail per project, one OTP per e-mail). */
   static async open(db: Db, onClose: () => Promise<void> = async () => {}, options: MongoUserStoreOptions = {}): Promise<MongoUserStore> {
+    // Before the indexes: an older release must not rebuild the indexes of a newer one's data.
+    await migrateMongo(db, { component: 'auth', where: `MongoDB database "${db.databaseName}"`, migrations: AUTH_MONGO_MIGRATIONS });
     const store = new MongoUserStore(db, onClose, options, await MongoFactorStore.open(db));
     // Partial: anonymous users have no e-mail (null), and any number of them may exist.
     await ensureMongoIndex(store.users, { project: 1, email: 1 }, { name: EMAIL_INDEX, unique: true, partialFilterExpression: { email: { $type: 'string' } } });
@@ -111,14 +114,7 @@ export class MongoUserStore implements UserStore {
     await ensureMongoIndex(store.keys, { project: 1, created_at: -1 }, { name: 'project_created' });
     await ensureMongoIndex(store.mailSlots, { project: 1, key: 1 }, { name: 'project_key', unique: true });
     await store.identities.ensureIndexes();
-    await store.foldOlderNames();
     return store;
-  }
-
-  /** Users stored before `name_folded` existed get it (once; later starts find none). */
-  private async foldOlderNames(): Promise<void> {
-    const older = this.users.find({ display_name: { $type: 'string' }, name_folded: { $exists: false } }).project<{ _id: string; display_name: string }>({ display_name: 1 });
-    for await (const d of older) await this.users.updateOne({ _id: d._id }, { $set: { name_folded: foldCase(d.display_name) } });
   }
 
   private async transaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {

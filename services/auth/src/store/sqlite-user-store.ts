@@ -1,7 +1,7 @@
-import { deleteInSteps, isSqliteUniqueViolation, type ProjectId, type SqliteDatabase } from '@plinth/shared';
+import { deleteInSteps, isSqliteUniqueViolation, migrateSqlite, type ProjectId, type SqliteDatabase } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 import { SqliteIdentities } from './sqlite-identities';
-import { allowUsersWithoutEmail } from './sqlite-users-without-email';
+import { authSqliteMigrations } from './auth-migrations';
 import type {
   IdentityRecord,
   OneTimeToken,
@@ -45,19 +45,6 @@ CREATE INDEX IF NOT EXISTS auth_one_time_tokens_user ON auth_one_time_tokens (pr
 CREATE INDEX IF NOT EXISTS auth_one_time_tokens_expiry ON auth_one_time_tokens (expires_at);
 `;
 
-/** Columns added after the first release: [table, column, definition]. */
-const ADDED_COLUMNS: ReadonlyArray<readonly [string, string, string]> = [
-  ['auth_users', 'claims', "TEXT NOT NULL DEFAULT '{}'"],
-  ['auth_one_time_tokens', 'email', 'TEXT'],
-  ['auth_one_time_tokens', 'sid', 'TEXT'],
-  ['auth_users', 'is_anonymous', 'INTEGER NOT NULL DEFAULT 0'],
-  ['auth_one_time_tokens', 'data', 'TEXT'],
-];
-
-/** Indexes on added columns, made after ADDED_COLUMNS. Only anonymous users are in this one, so other writes never touch it. */
-const ADDED_INDEXES = `
-CREATE INDEX IF NOT EXISTS auth_users_anonymous_idle ON auth_users (last_sign_in_at) WHERE is_anonymous = 1;
-`;
 
 interface UserRow {
   id: string;
@@ -117,15 +104,10 @@ export class SqliteUserStore implements UserStore {
   private readonly identities: SqliteIdentities;
 
   constructor(private readonly db: SqliteDatabase) {
-    db.exec(SCHEMA);
+    migrateSqlite(db, { component: 'auth', where: db.name, baseline: () => db.exec(SCHEMA), migrations: authSqliteMigrations(SCHEMA) });
+    // After the version check: the factor and identity tables are made as they are (no migration has changed them yet).
     this.factors = new SqliteFactorStore(db);
     this.identities = new SqliteIdentities(db);
-    for (const [table, column, definition] of ADDED_COLUMNS) {
-      const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
-      if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
-    }
-    allowUsersWithoutEmail(db, SCHEMA);
-    db.exec(ADDED_INDEXES);
     // A search folds case as the MongoDB store does (foldCase); SQLite's lower() is ASCII-only.
     db.function('plinth_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? foldCase(s) : s));
   }

@@ -8,6 +8,7 @@
 import { ConflictError, ForbiddenError, InvalidRequestError, type RecordDoc } from '@plinth/shared';
 import { refuseUnknownKeys } from '../domain/collection-definition';
 import { validateNewData } from '../domain/record-data';
+import { BatchWriteError } from '../store/batch-write';
 import type { RecordStore } from '../store/record-store';
 import { bypassesRules, type Caller } from './caller';
 import type { CollectionOperations } from './collection-operations';
@@ -69,14 +70,27 @@ export class RecordImport {
       };
     });
     const result: ImportResult = { imported: 0, existing: 0 };
+    const fresh: RecordDoc[] = [];
     for (const doc of docs) {
-      if (await this.store.getRecord(caller.project, collection, doc.id)) {
-        result.existing++;
-        continue;
-      }
+      if (await this.store.getRecord(caller.project, collection, doc.id)) result.existing++;
+      else fresh.push(doc);
+    }
+    // Realtime subscribers see an imported record as a create.
+    const writes = fresh.map((doc) => ({ op: 'create' as const, collection, record: doc, event: { project: caller.project, collection: name, kind: 'create' as const, record: doc, committed_at: Date.now() } }));
+    if (writes.length === 0) return result;
+    try {
+      // The whole batch in one transaction: a store's batch write, far faster than one commit per record.
+      await this.store.applyBatch(caller.project, writes);
+      result.imported += writes.length;
+      for (const w of writes) await this.publish(w.event);
+      return result;
+    } catch (err) {
+      // A record of the batch was written meanwhile (another import), or an id is twice in it:
+      // nothing of the batch was written; record by record, as asked.
+      if (!(err instanceof BatchWriteError)) throw err;
+    }
+    for (const { record: doc, event } of writes) {
       try {
-        // Realtime subscribers see an imported record as a create.
-        const event = { project: caller.project, collection: name, kind: 'create' as const, record: doc, committed_at: Date.now() };
         await this.store.insertRecord(caller.project, collection, doc, undefined, event);
         result.imported++;
         await this.publish(event);

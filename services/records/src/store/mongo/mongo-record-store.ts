@@ -4,7 +4,7 @@
  * compare-and-set is one findOneAndUpdate with the version in the filter; an insert with an
  * idempotency key is one transaction (claim + insert), so it needs a replica set.
  */
-import { AdmissionQueue, ConflictError, ensureMongoIndex, MONGO_MAJORITY, NotFoundError, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
+import { AdmissionQueue, ConflictError, ensureMongoIndex, migrateMongo, MONGO_MAJORITY, NotFoundError, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
 import type { Db, Document, Sort, TransactionOptions, WriteConcernSettings } from 'mongodb';
 import { RANK_ORDER, type AggregateQuery, type AggregateResult, type CollectionChange, type DeletePlan, type IdempotencyClaim, type InsertResult, type RecordQuery, type RecordStore } from '../record-store';
 import { RANK_SORT, withSearch } from './mongo-search';
@@ -104,6 +104,8 @@ export class MongoRecordStore implements RecordStore {
 
   /** Creates the indexes of the service's own collections (idempotent; replaces ones whose options changed). */
   async init(): Promise<void> {
+    // Before the indexes: an older release must not rebuild the indexes of a newer one's data.
+    await migrateMongo(this.db, { component: 'records', where: `MongoDB database "${this.db.databaseName}"`, migrations: [] });
     await ensureMongoIndex(this.db.collection(COLLECTIONS), { project: 1, 'collection.name': 1 }, { name: 'project_name' });
     await ensureMongoIndex(this.db.collection(IDEMPOTENCY), { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
     // Collection create/delete and project purge delete keys by project and collection.

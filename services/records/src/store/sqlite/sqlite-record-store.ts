@@ -10,6 +10,7 @@ import {
   ConflictError,
   isSqliteUniqueViolation,
   migrateEventLog,
+  migrateSqlite,
   openSqlite,
   WriteRetry,
   type Collection,
@@ -112,8 +113,11 @@ export class SqliteRecordStore implements RecordStore {
     inline = new InlineQueryBudget({ sliceMs: 0 }),
     readonly writesEvents = false,
   ) {
-    db.exec(SCHEMA);
-    if (writesEvents) migrateEventLog(db);
+    const baseline = (): void => {
+      db.exec(SCHEMA);
+      if (writesEvents) migrateEventLog(db);
+    };
+    migrateSqlite(db, { component: 'records', where: db.name, baseline, migrations: [] });
     this.keys = new SqliteIdempotencyKeys(db);
     this.writes = new WriteRetry(db);
     this.batch = new SqliteWriteBatch(db, this.writes);

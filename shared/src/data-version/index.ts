@@ -1,0 +1,3 @@
+export * from './data-version';
+export * from './sqlite-data-version';
+export * from './mongo-data-version';
