@@ -24,6 +24,7 @@ import type { RecordStore } from './store/record-store';
 import { RecordFileWrites } from './files/record-file-writes';
 import { fileKey, type FileStorage } from './files/storage/file-storage';
 import { Thumbnailer } from './files/thumbnails';
+import type { ProjectFileSweeps } from './files/project-file-sweeps';
 
 /** Where records' files go, and what signs file tokens (docs/files.md). */
 export interface RecordsFilesDeps {
@@ -31,6 +32,8 @@ export interface RecordsFilesDeps {
   /** Signs file tokens; every replica must share it. */
   tokenSecret: string;
   thumbnails?: Thumbnailer;
+  /** Sweeps orphaned files of the projects files were stored for. */
+  sweeps?: ProjectFileSweeps;
 }
 
 /** `POST /v1/projects/{p}/collections`: the one endpoint that takes a form body. */
@@ -93,7 +96,7 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
   const batch = new BatchOperations(deps.store, deps.policy, collections, deps.clock, deps.limits ?? DEFAULT_LIMITS, deps.publish, deps.maxBatchOperations);
   const authenticateUser = deps.authenticateUser ?? (async () => null);
   const files = deps.files;
-  const fileWrites = files && new RecordFileWrites({ storage: files.storage, records, collections, store: deps.store, logger: deps.logger });
+  const fileWrites = files && new RecordFileWrites({ storage: files.storage, records, collections, store: deps.store, logger: deps.logger, onStored: (p) => files.sweeps?.touched(p) });
   const routes = recordsRoutes({
     collections,
     records,

@@ -68,6 +68,8 @@ export interface RecordsConfig extends EventBusConfig, NonceConfig, RevocationSy
   PLINTH_FILES_S3_FORCE_PATH_STYLE: boolean;
   PLINTH_FILES_S3_ACCESS_KEY_ID?: string;
   PLINTH_FILES_S3_SECRET_ACCESS_KEY?: string;
+  /** How often files no record holds are swept (ms; 0: never). Default one hour. */
+  PLINTH_FILE_SWEEP_MS: number;
 }
 
 const positive = (fallback: number) => Joi.number().integer().min(1).default(fallback);
@@ -115,6 +117,7 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   PLINTH_FILES_S3_FORCE_PATH_STYLE: Joi.boolean().default(false),
   PLINTH_FILES_S3_ACCESS_KEY_ID: Joi.string(),
   PLINTH_FILES_S3_SECRET_ACCESS_KEY: Joi.string(),
+  PLINTH_FILE_SWEEP_MS: Joi.number().integer().min(0).default(60 * 60 * 1000),
 });
 
 /** The limits a records configuration sets. */

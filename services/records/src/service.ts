@@ -32,6 +32,7 @@ import { createHmac } from 'node:crypto';
 import { openFileStorage, type FileStorageConfig } from './files/storage/open-file-storage';
 import type { FileStorage } from './files/storage/file-storage';
 import { fileKey } from './files/storage/file-storage';
+import { ProjectFileSweeps } from './files/project-file-sweeps';
 
 /**
  * The file storage PLINTH_FILE_STORAGE names (docs/files.md "Storage"); by default GridFS when
@@ -141,6 +142,7 @@ export async function buildRecordsService(
 ): Promise<RecordsService> {
   const store = await openRecordStore(config);
   const fileStorage = await openRecordFiles(config, store);
+  const sweeps = new ProjectFileSweeps(fileStorage, store, logger, { intervalMs: config.PLINTH_FILE_SWEEP_MS });
   let limits: SqliteDatabase | null = null;
   const limitsDb = (): SqliteDatabase => (limits ??= openSqlite(path.join(config.PLINTH_DATA_DIR, 'limits.db')));
   /** The SQLite counter stores: what they hold unwritten is written at close. */
@@ -204,7 +206,7 @@ export async function buildRecordsService(
     },
     purgeEvents: (project) => events.purge(project),
     limits: limitsFromConfig(config),
-    files: { storage: fileStorage, tokenSecret: fileTokenSecret(config.PLINTH_INTERNAL_SECRET) },
+    files: { storage: fileStorage, tokenSecret: fileTokenSecret(config.PLINTH_INTERNAL_SECRET), sweeps },
     maxBatchOperations: config.PLINTH_MAX_BATCH_OPERATIONS,
     rateLimits: {
       perPublicKey: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
@@ -250,6 +252,7 @@ export async function buildRecordsService(
       stopTrimming();
       await ownBus?.close();
       await ownAnnouncements?.close();
+      sweeps.stop();
       await fileStorage.close();
       await store.close();
       for (const counter of limitStores) counter.shutdown();

@@ -93,6 +93,8 @@ export interface RecordFileWritesDeps {
   collections: CollectionOperations;
   store: RecordStore;
   logger: Logger;
+  /** Told of each project a file was stored for (the orphan sweeps, project-file-sweeps.ts). */
+  onStored?: (project: Caller['project']) => void;
 }
 
 export class RecordFileWrites {
@@ -103,6 +105,7 @@ export class RecordFileWrites {
   }
 
   private async upload(req: IncomingMessage, caller: Caller, collection: Collection): Promise<ParsedUpload> {
+    this.deps.onStored?.(caller.project);
     const parsed = await readMultipartUpload(req, this.deps.storage, {
       field: (name) => (Object.hasOwn(collection.fields, name) ? fileOptions(collection.fields[name]) : null),
       keyOf: (stored) => recordFileKey(caller.project, collection.name, stored),
