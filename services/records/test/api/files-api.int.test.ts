@@ -196,3 +196,23 @@ describe('rules, updates and deletes', () => {
     expect(storedNames()).not.toContain(c);
   });
 });
+
+describe('files go with their collection and project', () => {
+  it('deleting a collection deletes its files; deleting the project purges the rest', async () => {
+    const admin = `Bearer ${t.adminKey}`;
+    const other = await t.createProject();
+    const call = (method: 'post' | 'delete', p: string) => request(t.app)[method](`/v1/projects/${other.id}${p}`).set('Authorization', `Bearer ${other.secretKey}`);
+    const root = path.join(t.dataDir, 'files', other.id);
+    for (const name of ['keep', 'drop']) {
+      expect((await call('post', '/collections').send({ name, fields: { doc: { type: 'file' } } })).status).toBe(201);
+      expect((await call('post', `/collections/${name}/records`).field('data', '{}').attach('doc', Buffer.from(`${name} me\n`), `${name}.txt`)).status).toBe(201);
+    }
+    expect(fs.readdirSync(root).sort()).toEqual(['drop', 'keep']);
+    expect((await call('delete', '/collections/drop')).status).toBe(200);
+    expect(fs.readdirSync(root).filter((d) => fs.readdirSync(path.join(root, d)).length > 0)).toEqual(['keep']);
+    const del = await request(t.app).delete(`/v1/admin/projects/${other.id}`).set('Authorization', admin);
+    expect(del.status).toBe(200);
+    const left = fs.existsSync(root) ? fs.readdirSync(root).filter((d) => fs.readdirSync(path.join(root, d)).length > 0) : [];
+    expect(left).toEqual([]);
+  });
+});
