@@ -11,7 +11,7 @@ import { InvalidRequestError, NotFoundError, UnauthorizedError, requestContext, 
 import type { Caller } from '../operations/caller';
 import type { CollectionOperations } from '../operations/collection-operations';
 import type { RecordOperations } from '../operations/record-operations';
-import { parseThumbSpec } from './file-field';
+import { isFileMeta, parseThumbSpec, type FileMeta } from './file-field';
 import { FILE_TOKEN_TTL_SECONDS, issueFileToken, verifyFileToken } from './file-token';
 import { fileFieldNames } from './record-files';
 import { fileOptions, recordFileKey } from './record-file-writes';
@@ -19,7 +19,6 @@ import { sendFile } from './serve-file';
 import { STORED_NAME } from './stored-name';
 import { fileKey, type FileStorage } from './storage/file-storage';
 import { THUMBNAIL_SOURCES, thumbType, type Thumbnailer } from './thumbnails';
-import { isFileMeta, type FileMeta } from './file-field';
 
 export const FILES_PATH = '/v1/projects/:project/files';
 const FILE = `${FILES_PATH}/:collection/:id/:name`;
