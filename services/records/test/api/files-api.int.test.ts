@@ -9,6 +9,7 @@ import request from 'supertest';
 import sharp from 'sharp';
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { png } from '../files/file-fixtures';
+import { RtClient } from '../../../realtime/test/support/rt-client';
 
 const PASSWORD = 'files-Pa55word!';
 let t: TestPlinth;
@@ -54,7 +55,8 @@ function storedNames(): string[] {
 }
 
 beforeAll(async () => {
-  t = await startTestPlinth();
+  // One realtime replica in the cluster topology: change events carry the file metadata.
+  t = await startTestPlinth({ realtimeReplicas: 1 });
   await request(t.app).patch(at('/settings/auth')).set('Authorization', secretKey()).send({ enabled: true }).expect(200);
   alice = await signUp('alice@files.example');
   bob = await signUp('bob@files.example');
@@ -214,5 +216,23 @@ describe('files go with their collection and project', () => {
     expect(del.status).toBe(200);
     const left = fs.existsSync(root) ? fs.readdirSync(root).filter((d) => fs.readdirSync(path.join(root, d)).length > 0) : [];
     expect(left).toEqual([]);
+  });
+});
+
+describe('realtime', () => {
+  it('change events carry the file metadata', async () => {
+    const rt = await RtClient.connect(await t.url(), t.project.id, { queryKey: t.project.publicKey });
+    try {
+      rt.send({ type: 'auth', token: alice.token });
+      await rt.next((m) => m.type === 'auth_ok');
+      expect(await rt.subscribe('mine', { collection: 'photos' })).toMatchObject({ type: 'subscribed' });
+      const made = await upload(alice, { owner: alice.uid, title: 'Live' }, [['cover', photo, 'live.png']]);
+      expect(made.status).toBe(201);
+      const events = await rt.waitForEvents('mine', 1);
+      const created = events.find((e) => e.record.id === made.body.record.id);
+      expect((created?.record as { cover?: unknown } | undefined)?.cover).toEqual(made.body.record.cover);
+    } finally {
+      rt.close();
+    }
   });
 });
