@@ -97,6 +97,10 @@ export interface RecordFileWritesDeps {
   onStored?: (project: Caller['project']) => void;
 }
 
+/**
+ * Every record create, update and delete goes through here (records-routes.ts): the collection is
+ * loaded once and handed to RecordOperations, so a collection without file fields costs nothing more.
+ */
 export class RecordFileWrites {
   constructor(private readonly deps: RecordFileWritesDeps) {}
 
@@ -144,13 +148,13 @@ export class RecordFileWrites {
   async create(caller: Caller, name: string, req: IncomingMessage, rawBody: unknown, idempotencyKey: string | undefined): Promise<Created> {
     const collection = await this.deps.collections.load(caller.project, name);
     const multipart = isMultipart(req);
-    if (!multipart && fileFieldNames(collection.fields).length === 0) return this.deps.records.create(caller, name, rawBody, idempotencyKey);
+    if (!multipart && fileFieldNames(collection.fields).length === 0) return this.deps.records.create(caller, name, rawBody, idempotencyKey, collection);
     const upload = multipart ? await this.upload(req, caller, collection) : null;
     try {
       const body = upload ? { data: upload.data } : rawBody;
       const data = dataOf(body);
       const resolved = data || upload ? { ...(body as object), data: resolveFileValues(collection, data ?? {}, upload?.files ?? {}, null) } : body;
-      const created = await this.deps.records.create(caller, name, resolved, idempotencyKey);
+      const created = await this.deps.records.create(caller, name, resolved, idempotencyKey, collection);
       // A replay answers with the first request's record: this request's files are not in it.
       if (created.replayed) await this.discard(upload);
       return created;
@@ -165,7 +169,7 @@ export class RecordFileWrites {
     const collection = await this.deps.collections.load(caller.project, name);
     const fields = fileFieldNames(collection.fields);
     const multipart = isMultipart(req);
-    if (!multipart && fields.length === 0) return this.deps.records.update(caller, name, id, rawBody);
+    if (!multipart && fields.length === 0) return this.deps.records.update(caller, name, id, rawBody, collection);
     const upload = multipart ? await this.upload(req, caller, collection) : null;
     let before: RecordDoc | null = null;
     let result: WriteResult;
@@ -174,7 +178,7 @@ export class RecordFileWrites {
       const data = dataOf(body);
       before = await this.deps.store.getRecord(caller.project, collection, id);
       const resolved = data || upload ? { ...(body as object), data: resolveFileValues(collection, data ?? {}, upload?.files ?? {}, before) } : body;
-      result = await this.deps.records.update(caller, name, id, resolved);
+      result = await this.deps.records.update(caller, name, id, resolved, collection);
     } catch (err) {
       await this.discard(upload);
       throw err;
@@ -188,9 +192,9 @@ export class RecordFileWrites {
   async delete(caller: Caller, name: string, id: string, version: unknown): Promise<void> {
     const collection = await this.deps.collections.load(caller.project, name);
     const fields = fileFieldNames(collection.fields);
-    if (fields.length === 0) return this.deps.records.delete(caller, name, id, version);
+    if (fields.length === 0) return this.deps.records.delete(caller, name, id, version, collection);
     const before = await this.deps.store.getRecord(caller.project, collection, id);
-    await this.deps.records.delete(caller, name, id, version);
+    await this.deps.records.delete(caller, name, id, version, collection);
     if (before && !(await this.deps.store.getRecord(caller.project, collection, id))) {
       await this.deleteFiles(caller.project, name, releasedFiles(fields, before, null));
     }
