@@ -40,6 +40,7 @@ const CLUSTER_SUITES = [
   '<rootDir>/services/realtime/test/project-deletion.int.test.ts',
   '<rootDir>/services/realtime/test/key-revocation.int.test.ts',
   '<rootDir>/test/browser/oauth-sign-in.int.test.ts',
+  '<rootDir>/test/browser/file-api.int.test.ts',
 ];
 
 /**

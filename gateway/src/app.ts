@@ -16,6 +16,7 @@ import {
   requestId,
   runInOrder,
   INTERNAL_HEADERS,
+  isStreamedBody,
   type KeyKind,
 } from '@plinth/shared';
 import { bodyDeadline } from './body-deadline';
@@ -34,6 +35,10 @@ import type { ProjectStore } from './store/project-store';
 import type { Upstream } from './upstreams';
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/** A streamed upload (a multipart record write) may be this large: the largest file a field allows, and its parts' headers. */
+const MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024 + 1024 * 1024;
+/** Longest time to receive an upload's body. */
+const UPLOAD_TIMEOUT_MS = 15 * 60 * 1000;
 
 export interface GatewayOptions {
   store: ProjectStore;
@@ -92,11 +97,28 @@ export interface Gateway {
   upgrade: UpgradeTarget;
 }
 
-/** Refuses a declared body over 1 MiB before anything reads it (services also cap streamed bodies). */
+/**
+ * Refuses a declared body over 1 MiB before anything reads it (services also cap streamed bodies).
+ * A multipart record write (streamed-body.ts) may be larger — its files' limits are enforced by
+ * records while the bytes arrive — but must declare its length, which its credential is signed for.
+ */
 const bodyLimit: RequestHandler = (req, _res, next) => {
   const length = Number(req.headers['content-length'] ?? 0);
+  if (isStreamedBody(req.method, req.path, req.headers)) {
+    if (req.headers['content-length'] === undefined || req.headers['transfer-encoding'] !== undefined) {
+      return next(new InvalidRequestError('Send a multipart upload with a Content-Length (not chunked).', { header: 'Content-Length' }));
+    }
+    return next(length > MAX_UPLOAD_BYTES ? new PayloadTooLargeError(`An upload is at most ${MAX_UPLOAD_BYTES} bytes.`) : undefined);
+  }
   next(length > MAX_BODY_BYTES ? new PayloadTooLargeError() : undefined);
 };
+
+/** The body deadline, longer for uploads (a large file takes minutes on a slow link). */
+function uploadAwareDeadline(timeoutMs: number): RequestHandler {
+  const normal = bodyDeadline(timeoutMs);
+  const upload = bodyDeadline(Math.max(timeoutMs, UPLOAD_TIMEOUT_MS));
+  return (req, res, next) => (isStreamedBody(req.method, req.path, req.headers) ? upload(req, res, next) : normal(req, res, next));
+}
 
 /** Strips identity headers a client might forge; only the gateway sets them. */
 function stripInternalHeaders(req: express.Request): void {
@@ -152,7 +174,7 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
         maxAge: 600,
       }),
       bodyLimit,
-      bodyDeadline(opts.bodyTimeoutMs ?? 10_000),
+      uploadAwareDeadline(opts.bodyTimeoutMs ?? 10_000),
     ]),
   );
 
@@ -161,7 +183,9 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
     if (!route) return next();
     stripInternalHeaders(req);
     let keyKind: KeyKind;
-    if (route.auth === 'key') {
+    // A download with ?token= and no key: the records service checks the token.
+    const byToken = route.auth === 'key-or-token' && req.headers.authorization === undefined && req.query.token !== undefined;
+    if (route.auth === 'key' || (route.auth === 'key-or-token' && !byToken)) {
       const credential = bearer(req.headers.authorization);
       // A named operator's session or the operator key acts on a project as its secret key would
       // (a viewer only reads); no project key is made for it (docs/operators.md "Operators, roles and sessions").

@@ -2,8 +2,11 @@ import { isProjectId, type ProjectId } from '@plinth/shared';
 
 export type ServiceName = 'records' | 'auth' | 'mailer';
 
-/** How a route is authenticated at the gateway: a project key, or nothing (public documents). */
-export type RouteAuth = 'key' | 'none';
+/**
+ * How a route is authenticated at the gateway: a project key, nothing (public documents), or
+ * for file downloads a key or — without an Authorization header — a `?token=` the service checks.
+ */
+export type RouteAuth = 'key' | 'none' | 'key-or-token';
 
 interface RouteRule {
   service: ServiceName;
@@ -26,6 +29,9 @@ export const ROUTES: readonly RouteRule[] = [
   { service: 'auth', pattern: /^\/auth\/oauth\/callback$/, auth: 'none', methods: ['GET', 'HEAD', 'POST'] },
   { service: 'records', pattern: /^\/collections(\/|$)/, auth: 'key' },
   { service: 'records', pattern: /^\/batch$/, auth: 'key', methods: ['POST'] },
+  // File downloads: an <img src> sends no header, so a file token (?token=) stands in for the key.
+  { service: 'records', pattern: /^\/files\/[^/]+\/[^/]+\/[^/]+$/, auth: 'key-or-token', methods: ['GET', 'HEAD'] },
+  { service: 'records', pattern: /^\/files\/token$/, auth: 'key', methods: ['POST'] },
   { service: 'auth', pattern: /^\/auth(\/|$)/, auth: 'key' },
   { service: 'auth', pattern: /^\/settings\/auth$/, auth: 'key' },
   { service: 'mailer', pattern: /^\/mailbox$/, auth: 'key' },

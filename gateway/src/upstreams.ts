@@ -8,7 +8,9 @@ import {
   UnavailableError,
   bodyDigest,
   inProcessEntry,
+  isStreamedBody,
   markInProcess,
+  streamedDigest,
   signInternal,
   type KeyKind,
 } from '@plinth/shared';
@@ -45,6 +47,8 @@ export function inProcessUpstream(app: (req: Request, res: Response, next: NextF
   };
 }
 
+const EMPTY_BODY = Buffer.alloc(0);
+
 /** Bodies the gateway read to sign them, written to the upstream request by the proxy. */
 const readBodies = new WeakMap<object, Buffer>();
 
@@ -56,6 +60,7 @@ export function signRequest(
   req: Pick<http.IncomingMessage, 'headers' | 'method' | 'url'> & { originalUrl?: string },
   body: Buffer,
   internalSecret: string,
+  digest: string = bodyDigest(body),
 ): void {
   const h = req.headers;
   h[INTERNAL_HEADERS.credential] = signInternal(
@@ -68,7 +73,7 @@ export function signRequest(
       clientAddress: h[INTERNAL_HEADERS.clientAddress] as string | undefined,
     },
     { method: req.method ?? 'GET', path: req.originalUrl ?? req.url ?? '/' },
-    bodyDigest(body),
+    digest,
   );
 }
 
@@ -159,6 +164,13 @@ export function proxyUpstream(
   return {
     kind: 'proxy',
     handle: (req, res, nxt) => {
+      if (isStreamedBody(req.method, req.path, req.headers)) {
+        // A multipart upload is piped through as it arrives, signed for its declared length
+        // (streamed-body.ts); it is never retried (its body is not kept).
+        signRequest(req, EMPTY_BODY, internalSecret, streamedDigest(Number(req.headers['content-length'])));
+        void proxy(req, res, nxt);
+        return;
+      }
       readRawBody(req).then(
         (body) => {
           readBodies.set(req, body);

@@ -1,6 +1,6 @@
 import type { JsonValue } from './json';
 
-export type FieldType = 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list' | 'relation';
+export type FieldType = 'text' | 'number' | 'integer' | 'boolean' | 'timestamp' | 'json' | 'list' | 'relation' | 'file' | 'files';
 
 /** What deleting a record does to the records whose relation field points at it (docs/records.md). */
 export type OnDelete = 'restrict' | 'cascade' | 'set_null';
@@ -26,8 +26,14 @@ export interface FieldDefinition {
   default?: JsonValue;
   /** Relation: the collection whose record ids the field holds. */
   collection?: string;
-  /** Relation: 1 (default) holds one id, more holds a list of at most this many distinct ids. */
+  /** Relation: 1 (default) holds one id, more holds a list of at most this many distinct ids. Files: most files (1 for `file`). */
   max_items?: number;
+  /** File fields: the largest file in bytes (docs/files.md "Fields"). */
+  max_size?: number;
+  /** File fields: the allowed types, checked against the bytes; any when empty. */
+  mime_types?: string[];
+  /** File fields: the thumbnail sizes a download may ask for (`100x100`, `0x300`, `100x100f`). */
+  thumbs?: string[];
   /** Relation: what deleting a referenced record does to this record (default restrict). */
   on_delete?: OnDelete;
   /** Relation: a write must also be able to read each record it points at (default false). */

@@ -3,6 +3,7 @@ export * from './error-handler';
 export * from './config';
 export * from './internal-auth';
 export * from './internal-body';
+export * from './streamed-body';
 export * from './nonce-store';
 export * from './request-id';
 export * from './send-json';

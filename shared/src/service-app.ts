@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler, type Router } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
 import { parseBody } from './parse-body';
 import type { AcceptsForm } from './body-parsing';
@@ -17,6 +17,7 @@ import {
 } from './internal-auth';
 import type { NonceStore } from './nonce-store';
 import { SIGNED_DIGEST, internalBodyParser } from './internal-body';
+import { coversStreamedBody } from './streamed-body';
 import { httpLogger } from './logger';
 import { createMetrics, type Metrics } from './metrics';
 import { requestId } from './request-id';
@@ -52,6 +53,12 @@ export interface ServiceAppOptions {
    * Every other form body is refused with 415 before it is parsed. Default: none.
    */
   acceptsForm?: AcceptsForm;
+  /**
+   * The requests whose body the route reads itself, as a stream (records: multipart uploads,
+   * streamed-body.ts). The chassis does not parse them; over the network it accepts them only
+   * with a credential signed for their declared length. Default: none.
+   */
+  streamsBody?: (req: Request) => boolean;
 }
 
 /** Where a service answers the gateway's purge of a deleted project. */
@@ -153,7 +160,20 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   const api = express.Router();
   api.use(requireInternal(opts.internalSecret, new ReplayGuard(), opts.nonceStore));
   // The body (parse-body.ts) — on the bytes the credential was signed for.
-  api.use(internalBodyParser(parseBody(opts.acceptsForm)));
+  const parse = internalBodyParser(parseBody(opts.acceptsForm));
+  const streamsBody = opts.streamsBody;
+  api.use(
+    streamsBody
+      ? (req, res, next) => {
+          if (!streamsBody(req)) return parse(req, res, next);
+          // The route streams the body; a network request must be signed for its declared length.
+          if (!isInProcess(req) && !coversStreamedBody(res.locals[SIGNED_DIGEST] as string | undefined, req.headers)) {
+            return next(new UnauthorizedError('This service only accepts requests from the Plinth gateway.'));
+          }
+          next();
+        }
+      : parse,
+  );
   const purge = opts.purge;
   if (purge) {
     api.post('/v1/projects/:project/purge', async (_req, res) => {

@@ -18,8 +18,8 @@ export function actorOf(actor: OperatorActor): AuditActor {
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** Project routes that take a POST but change nothing: checking and simulating rules, resolving a subscription. */
-const READ_ONLY_POSTS = /^\/v1\/projects\/[^/]+\/collections\/[^/]+\/(rules\/validate|rules\/simulate|subscribe)$/;
+/** Project routes that take a POST but change nothing: checking and simulating rules, resolving a subscription, a file token (to read files). */
+const READ_ONLY_POSTS = /^\/v1\/projects\/[^/]+\/(collections\/[^/]+\/(rules\/validate|rules\/simulate|subscribe)|files\/token)$/;
 
 /** Whether a request changes something (and so is audited, and refused to a viewer). */
 export function isMutation(method: string, path: string): boolean {

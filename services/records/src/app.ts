@@ -4,6 +4,7 @@ import {
   DB_USER_TOKEN_HEADER,
   INTERNAL_HEADERS,
   createServiceApp,
+  isStreamedBody,
   type NonceStore,
   type ProjectId,
   type ResolveSubscription,
@@ -20,6 +21,20 @@ import { createRecordsRateLimits, type RecordsRateLimitOptions } from './routes/
 import { clientId } from './routes/query-client';
 import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
 import type { RecordStore } from './store/record-store';
+import { RecordFileWrites } from './files/record-file-writes';
+import { fileKey, type FileStorage } from './files/storage/file-storage';
+import { Thumbnailer } from './files/thumbnails';
+import type { ProjectFileSweeps } from './files/project-file-sweeps';
+
+/** Where records' files go, and what signs file tokens (docs/files.md). */
+export interface RecordsFilesDeps {
+  storage: FileStorage;
+  /** Signs file tokens; every replica must share it. */
+  tokenSecret: string;
+  thumbnails?: Thumbnailer;
+  /** Sweeps orphaned files of the projects files were stored for. */
+  sweeps?: ProjectFileSweeps;
+}
 
 /** `POST /v1/projects/{p}/collections`: the one endpoint that takes a form body. */
 const COLLECTIONS_PATH = /^\/v1\/projects\/[^/]+\/collections\/?$/;
@@ -50,6 +65,8 @@ export interface RecordsAppDeps {
   maxBatchOperations?: number;
   /** Rate limits of record and collection requests; none when absent. */
   rateLimits?: RecordsRateLimitOptions;
+  /** File fields, uploads and downloads; without it a collection may not define file fields' uploads. */
+  files?: RecordsFilesDeps;
 }
 
 /** Deletes every collection of the project with its records and idempotency keys (RecordStore.purgeProject). Idempotent. */
@@ -78,6 +95,8 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
   const importer = new RecordImport(deps.store, collections, deps.publish);
   const batch = new BatchOperations(deps.store, deps.policy, collections, deps.clock, deps.limits ?? DEFAULT_LIMITS, deps.publish, deps.maxBatchOperations);
   const authenticateUser = deps.authenticateUser ?? (async () => null);
+  const files = deps.files;
+  const fileWrites = files && new RecordFileWrites({ storage: files.storage, records, collections, store: deps.store, logger: deps.logger, onStored: (p) => files.sweeps?.touched(p) });
   const routes = recordsRoutes({
     collections,
     records,
@@ -86,6 +105,7 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
     simulation: new RuleSimulation(collections, deps.policy, deps.clock, deps.store),
     authenticateUser,
     rateLimits: deps.rateLimits && createRecordsRateLimits(deps.rateLimits),
+    files: files && fileWrites && { writes: fileWrites, thumbnails: files.thumbnails ?? new Thumbnailer(files.storage), tokenSecret: files.tokenSecret },
   });
   const subscribe: ResolveSubscription = async (call) => {
     // The authenticator reads only these two headers of a request.
@@ -105,8 +125,11 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
     nonceStore: deps.nonceStore,
     // The contract creates collections from a form body; every other endpoint takes JSON only.
     acceptsForm: (req) => req.method === 'POST' && COLLECTIONS_PATH.test(req.path),
+    // Multipart record writes are read by the route as a stream (files/multipart-upload.ts).
+    streamsBody: files ? (req) => isStreamedBody(req.method, req.originalUrl, req.headers) : undefined,
     purge: async (project) => {
       await purgeRecords(deps.store, project);
+      await files?.storage.deletePrefix(fileKey(project));
       // The change events carry record data: they go too, realtime replicas or not.
       await deps.purgeEvents?.(project);
       deps.onPurge?.(project);

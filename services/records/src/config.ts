@@ -56,6 +56,20 @@ export interface RecordsConfig extends EventBusConfig, NonceConfig, RevocationSy
   PLINTH_QUERY_QUEUE_LIMIT: number;
   /** Longest a query waits for a reader (ms), counted against PLINTH_QUERY_TIMEOUT_MS; past it 503 overloaded. */
   PLINTH_QUERY_QUEUE_MS: number;
+  /**
+   * Where records' files go (docs/files.md "Storage"): `disk` (`${PLINTH_DATA_DIR}/files`),
+   * `gridfs` (records' MongoDB) or `s3` (PLINTH_FILES_S3_*). Default: gridfs with MONGO_URL, else disk.
+   */
+  PLINTH_FILE_STORAGE?: 'disk' | 'gridfs' | 's3';
+  PLINTH_FILES_S3_BUCKET?: string;
+  PLINTH_FILES_S3_PREFIX?: string;
+  PLINTH_FILES_S3_ENDPOINT?: string;
+  PLINTH_FILES_S3_REGION?: string;
+  PLINTH_FILES_S3_FORCE_PATH_STYLE: boolean;
+  PLINTH_FILES_S3_ACCESS_KEY_ID?: string;
+  PLINTH_FILES_S3_SECRET_ACCESS_KEY?: string;
+  /** How often files no record holds are swept (ms; 0: never). Default one hour. */
+  PLINTH_FILE_SWEEP_MS: number;
 }
 
 const positive = (fallback: number) => Joi.number().integer().min(1).default(fallback);
@@ -95,6 +109,15 @@ export const recordsConfigSchema = Joi.object<RecordsConfig>({
   PLINTH_SQLITE_INLINE_QUERY_MS: Joi.number().integer().min(0).max(50).default(0),
   PLINTH_QUERY_QUEUE_LIMIT: Joi.number().integer().min(0).max(100_000).default(100),
   PLINTH_QUERY_QUEUE_MS: Joi.number().integer().min(0).max(60_000).default(1000),
+  PLINTH_FILE_STORAGE: Joi.string().valid('disk', 'gridfs', 's3'),
+  PLINTH_FILES_S3_BUCKET: Joi.string().when('PLINTH_FILE_STORAGE', { is: 's3', then: Joi.required() }),
+  PLINTH_FILES_S3_PREFIX: Joi.string(),
+  PLINTH_FILES_S3_ENDPOINT: Joi.string().uri(),
+  PLINTH_FILES_S3_REGION: Joi.string(),
+  PLINTH_FILES_S3_FORCE_PATH_STYLE: Joi.boolean().default(false),
+  PLINTH_FILES_S3_ACCESS_KEY_ID: Joi.string(),
+  PLINTH_FILES_S3_SECRET_ACCESS_KEY: Joi.string(),
+  PLINTH_FILE_SWEEP_MS: Joi.number().integer().min(0).default(60 * 60 * 1000),
 });
 
 /** The limits a records configuration sets. */

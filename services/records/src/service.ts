@@ -28,6 +28,43 @@ import { userTokenAuthenticator, userTokenSourcesFromConfig, type UserTokenSourc
 import { MongoRecordStore } from './store/mongo/mongo-record-store';
 import type { RecordStore } from './store/record-store';
 import { SqliteRecordStore } from './store/sqlite/sqlite-record-store';
+import { createHmac } from 'node:crypto';
+import { openFileStorage, type FileStorageConfig } from './files/storage/open-file-storage';
+import type { FileStorage } from './files/storage/file-storage';
+import { fileKey } from './files/storage/file-storage';
+import { ProjectFileSweeps } from './files/project-file-sweeps';
+
+/**
+ * The file storage PLINTH_FILE_STORAGE names (docs/files.md "Storage"); by default GridFS when
+ * records run on MongoDB, else the disk under the data directory.
+ */
+export async function openRecordFiles(config: RecordsConfig, store: RecordStore): Promise<FileStorage> {
+  const kind = config.PLINTH_FILE_STORAGE ?? (store instanceof MongoRecordStore ? 'gridfs' : 'disk');
+  const cfg: FileStorageConfig = {};
+  if (kind === 's3') {
+    const id = config.PLINTH_FILES_S3_ACCESS_KEY_ID;
+    const secret = config.PLINTH_FILES_S3_SECRET_ACCESS_KEY;
+    cfg.s3 = {
+      bucket: config.PLINTH_FILES_S3_BUCKET as string,
+      keyPrefix: config.PLINTH_FILES_S3_PREFIX,
+      endpoint: config.PLINTH_FILES_S3_ENDPOINT,
+      region: config.PLINTH_FILES_S3_REGION,
+      forcePathStyle: config.PLINTH_FILES_S3_FORCE_PATH_STYLE,
+      ...(id && secret ? { credentials: { accessKeyId: id, secretAccessKey: secret } } : {}),
+    };
+  } else if (kind === 'gridfs') {
+    if (!(store instanceof MongoRecordStore)) throw new Error('PLINTH_FILE_STORAGE=gridfs needs records on MongoDB (MONGO_URL).');
+    cfg.mongoDb = store.db;
+  } else {
+    cfg.dataDir = config.PLINTH_DATA_DIR;
+  }
+  return openFileStorage(cfg);
+}
+
+/** The key file tokens are signed with: derived from the internal secret every replica shares. */
+export function fileTokenSecret(internalSecret: string): string {
+  return createHmac('sha256', internalSecret).update('plinth file tokens').digest('base64url');
+}
 
 export interface RecordsServiceOptions {
   logRequests?: boolean;
@@ -104,6 +141,8 @@ export async function buildRecordsService(
   opts: RecordsServiceOptions = {},
 ): Promise<RecordsService> {
   const store = await openRecordStore(config);
+  const fileStorage = await openRecordFiles(config, store);
+  const sweeps = new ProjectFileSweeps(fileStorage, store, logger, { intervalMs: config.PLINTH_FILE_SWEEP_MS });
   let limits: SqliteDatabase | null = null;
   const limitsDb = (): SqliteDatabase => (limits ??= openSqlite(path.join(config.PLINTH_DATA_DIR, 'limits.db')));
   /** The SQLite counter stores: what they hold unwritten is written at close. */
@@ -167,6 +206,7 @@ export async function buildRecordsService(
     },
     purgeEvents: (project) => events.purge(project),
     limits: limitsFromConfig(config),
+    files: { storage: fileStorage, tokenSecret: fileTokenSecret(config.PLINTH_INTERNAL_SECRET), sweeps },
     maxBatchOperations: config.PLINTH_MAX_BATCH_OPERATIONS,
     rateLimits: {
       perPublicKey: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
@@ -201,6 +241,7 @@ export async function buildRecordsService(
     app,
     purge: async (project) => {
       await purgeRecords(store, project);
+      await fileStorage.deletePrefix(fileKey(project));
       // The change events carry record data: they go too, realtime replicas or not.
       await events.purge(project);
       tokens?.forget(project);
@@ -211,6 +252,8 @@ export async function buildRecordsService(
       stopTrimming();
       await ownBus?.close();
       await ownAnnouncements?.close();
+      sweeps.stop();
+      await fileStorage.close();
       await store.close();
       for (const counter of limitStores) counter.shutdown();
       limits?.close();

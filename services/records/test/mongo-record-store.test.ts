@@ -6,6 +6,7 @@ import { MongoRecordStore } from '../src/store/mongo/mongo-record-store';
 import type { RecordQuery } from '../src/store/record-store';
 import { describeAggregateContract } from './aggregate.contract';
 import { describeFieldOptionsContract } from './field-options.contract';
+import { describeFileFieldsContract } from './file-fields.contract';
 import { describeFieldRemovalContract } from './field-removal.contract';
 import { describeRecordStoreContract } from './record-store.contract';
 
@@ -26,6 +27,11 @@ describeAggregateContract('mongo adapter on mingo', async () => {
   return store;
 });
 describeFieldOptionsContract('mongo adapter on mingo', async () => {
+  const store = new MongoRecordStore(createMingoDb());
+  await store.init();
+  return store;
+});
+describeFileFieldsContract('mongo adapter on mingo', async () => {
   const store = new MongoRecordStore(createMingoDb());
   await store.init();
   return store;
@@ -54,6 +60,7 @@ if (!MONGO_URL) {
   describeFieldRemovalContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
   describeAggregateContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
   describeFieldOptionsContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
+  describeFileFieldsContract('mongo adapter on real MongoDB (MONGO_URL)', async () => (await openReal()).store);
 
   describe('query plans on real MongoDB (MONGO_URL)', () => {
     const P = asProjectId('explain');

@@ -5,6 +5,7 @@ import { asProjectId, type Collection } from '@plinth/shared';
 import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
 import { describeAggregateContract } from './aggregate.contract';
 import { describeFieldOptionsContract } from './field-options.contract';
+import { describeFileFieldsContract } from './file-fields.contract';
 import { describeFieldRemovalContract } from './field-removal.contract';
 import { describeRecordStoreContract } from './record-store.contract';
 
@@ -12,6 +13,7 @@ describeRecordStoreContract('sqlite (in memory)', async () => SqliteRecordStore.
 describeFieldRemovalContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
 describeAggregateContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
 describeFieldOptionsContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
+describeFileFieldsContract('sqlite (in memory)', async () => SqliteRecordStore.open(':memory:'));
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -8,10 +8,11 @@ import { isSystemField } from '../store/record-shape';
 import { CONSTRAINT_OPTIONS, isConstraintOption, parseFieldConstraints } from './field-constraints';
 import { RELATION_OPTIONS, checkRelationChange, isRelationOption, parseRelationOptions, valueTypeOf } from './relation-field';
 import { parseSearchable } from './search-terms';
+import { parseFileField } from '../files/file-field';
 
 export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 export const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
-export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp', 'json', 'list', 'relation'];
+export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp', 'json', 'list', 'relation', 'file', 'files'];
 /** Types a store can compare, sort and index. */
 export const ORDERABLE_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp'];
 export const MAX_FIELDS = 100;
@@ -23,6 +24,8 @@ export const MAX_FIELDS = 100;
 export const MAX_INDEXED_FIELDS = 20;
 const RULE_NAMES = ['read', 'create', 'update', 'delete'] as const;
 const FIELD_OPTIONS = ['required', 'unique', 'indexed'] as const;
+/** The options of a `file` / `files` field (docs/files.md "Fields"). */
+const FILE_FIELD_OPTIONS = ['type', 'required', 'max_size', 'mime_types', 'max_items', 'thumbs'];
 
 export type Fields = { [field: string]: FieldDefinition };
 
@@ -65,6 +68,7 @@ export function parseFieldDefinition(field: string, v: unknown): FieldDefinition
   }
   if (isSystemField(field)) throw new InvalidRequestError(`Field name "${field}" is reserved.`, { field });
   if (!isPlainObject(v)) throw new InvalidRequestError(`Field "${field}" must be an object like {"type":"text"}.`, { field });
+  if (v.type === 'file' || v.type === 'files') return fileFieldDefinition(field, v);
   for (const key of Object.keys(v)) {
     if (key !== 'type' && key !== 'searchable' && !(FIELD_OPTIONS as readonly string[]).includes(key) && !isConstraintOption(key) && !isRelationOption(key)) {
       const options = ['type', ...FIELD_OPTIONS, 'searchable', ...CONSTRAINT_OPTIONS, ...RELATION_OPTIONS].join(', ');
@@ -89,6 +93,20 @@ export function parseFieldDefinition(field: string, v: unknown): FieldDefinition
     throw new InvalidRequestError(`Field "${field}" of type ${type} cannot be unique or indexed.`, { field, key: def.unique ? 'unique' : 'indexed' });
   }
   return { ...full, ...parseSearchable(field, type, v.searchable) };
+}
+
+/** A `file` / `files` field: its own options only; never unique, indexed or searchable. */
+function fileFieldDefinition(field: string, v: { [k: string]: unknown }): FieldDefinition {
+  for (const key of Object.keys(v)) {
+    if (!FILE_FIELD_OPTIONS.includes(key)) {
+      throw new InvalidRequestError(`Field "${field}" has an unknown option "${key}"; a ${String(v.type)} field takes ${FILE_FIELD_OPTIONS.join(', ')}.`, { field, key });
+    }
+  }
+  if (v.required !== undefined && typeof v.required !== 'boolean') {
+    throw new InvalidRequestError(`"required" of field "${field}" must be a boolean.`, { field, key: 'required' });
+  }
+  const o = parseFileField(field, v);
+  return { type: o.type, required: v.required === true, unique: false, indexed: false, max_size: o.max_size, mime_types: o.mime_types, max_items: o.max_items, thumbs: o.thumbs };
 }
 
 export function parseFields(v: unknown): Fields {

@@ -4,6 +4,7 @@
  */
 import { InvalidRequestError, type FieldType, type JsonValue } from '@plinth/shared';
 import { isScalar } from '../store/record-shape';
+import { isTrustedFileMeta } from '../files/file-field';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
@@ -16,6 +17,8 @@ const EXPECTED: Readonly<Record<FieldType, string>> = {
   json: 'any JSON value',
   list: 'an array of strings, numbers and booleans',
   relation: 'a record id, or a list of record ids',
+  file: 'a file sent as a multipart/form-data part (docs/files.md), or null to remove it',
+  files: 'a list of files sent as multipart/form-data parts (docs/files.md), or the names of files the record holds',
 };
 
 /** The canonical form of an ISO 8601 timestamp, or null when `v` is not one. */
@@ -46,6 +49,12 @@ export function coerceValue(type: FieldType, v: unknown): JsonValue | undefined 
     case 'relation':
       // Relation values are checked against their definition (relation-field.ts).
       return typeof v === 'string' || (Array.isArray(v) && v.every((id) => typeof id === 'string')) ? (v as JsonValue) : undefined;
+    // File metadata is written by the server only (an upload, or a file the record already held):
+    // a client's JSON never names a stored file it did not upload (files/record-file-writes.ts).
+    case 'file':
+      return isTrustedFileMeta(v) ? (v as unknown as JsonValue) : undefined;
+    case 'files':
+      return Array.isArray(v) && v.every(isTrustedFileMeta) ? (v as unknown as JsonValue) : undefined;
   }
 }
 

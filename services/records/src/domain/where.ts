@@ -28,6 +28,9 @@ const OPS_BY_TYPE: Readonly<Record<FieldType, readonly ComparisonOp[]>> = {
   json: [],
   // Never looked up: a relation's values are text or list (fieldTypeOf).
   relation: [],
+  // File metadata is not queried (docs/files.md).
+  file: [],
+  files: [],
 };
 
 function bad(message: string, details: { [k: string]: unknown }): InvalidRequestError {

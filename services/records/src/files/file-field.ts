@@ -95,3 +95,19 @@ export function isFileMeta(v: unknown): v is FileMeta {
   const m = v as { [k: string]: unknown };
   return typeof m.name === 'string' && typeof m.size === 'number' && typeof m.type === 'string' && typeof m.sha256 === 'string';
 }
+
+/**
+ * Metadata the server made (an upload) or read from the stored record: the only file values a
+ * record write accepts. A client's JSON cannot produce one, so it cannot point a field at a
+ * stored file it never uploaded.
+ */
+const TRUSTED = new WeakSet<object>();
+
+export function trustFileMeta<T extends FileMeta>(meta: T): T {
+  TRUSTED.add(meta);
+  return meta;
+}
+
+export function isTrustedFileMeta(v: unknown): v is FileMeta {
+  return isFileMeta(v) && TRUSTED.has(v);
+}

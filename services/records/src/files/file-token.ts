@@ -6,7 +6,7 @@
  * user, and the session is checked as a user token's is, so signing out ends its tokens too.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { ProjectId } from '@plinth/shared';
+import type { JsonValue, ProjectId } from '@plinth/shared';
 
 export const FILE_TOKEN_TTL_SECONDS = 5 * 60;
 const PREFIX = 'ft1';
@@ -19,7 +19,18 @@ export interface FileTokenClaims {
   sid: string | null;
   /** Unix seconds. */
   exp: number;
+  /** What the read rule may read of the user besides `uid` (`auth.email`, `auth.claims.*`), as their token said. */
+  user?: FileTokenUser;
 }
+
+export interface FileTokenUser {
+  email: string | null;
+  email_verified: boolean;
+  claims: { [name: string]: JsonValue };
+}
+
+/** Longest token accepted (a user's claims travel in it). */
+const MAX_TOKEN_LENGTH = 8192;
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64url');
 
@@ -29,19 +40,20 @@ function sign(secret: string, payload: string): string {
 
 export function issueFileToken(secret: string, claims: Omit<FileTokenClaims, 'exp'>, nowSeconds = Math.floor(Date.now() / 1000), ttl = FILE_TOKEN_TTL_SECONDS): { token: string; expires_at: string } {
   const exp = nowSeconds + ttl;
-  const payload = b64(JSON.stringify({ p: claims.project, u: claims.uid, s: claims.sid, e: exp }));
+  const user = claims.user ? { a: [claims.user.email, claims.user.email_verified, claims.user.claims] } : {};
+  const payload = b64(JSON.stringify({ p: claims.project, u: claims.uid, s: claims.sid, e: exp, ...user }));
   return { token: `${PREFIX}.${payload}.${sign(secret, payload)}`, expires_at: new Date(exp * 1000).toISOString() };
 }
 
 /** The claims of a genuine, unexpired token for `project`; null otherwise. */
 export function verifyFileToken(secret: string, token: string, project: ProjectId, nowSeconds = Math.floor(Date.now() / 1000)): FileTokenClaims | null {
-  if (token.length > 2048) return null;
+  if (token.length > MAX_TOKEN_LENGTH) return null;
   const [prefix, payload, sig, extra] = token.split('.');
   if (prefix !== PREFIX || !payload || !sig || extra !== undefined) return null;
   const expected = Buffer.from(sign(secret, payload));
   const given = Buffer.from(sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
-  let raw: { p?: unknown; u?: unknown; s?: unknown; e?: unknown };
+  let raw: { p?: unknown; u?: unknown; s?: unknown; e?: unknown; a?: unknown };
   try {
     raw = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof raw;
   } catch {
@@ -50,5 +62,14 @@ export function verifyFileToken(secret: string, token: string, project: ProjectI
   if (raw.p !== project || typeof raw.e !== 'number' || raw.e <= nowSeconds) return null;
   const uid = typeof raw.u === 'string' ? raw.u : null;
   const sid = typeof raw.s === 'string' ? raw.s : null;
-  return { project, uid, sid, exp: raw.e };
+  const claims: FileTokenClaims = { project, uid, sid, exp: raw.e };
+  if (Array.isArray(raw.a) && raw.a.length === 3) {
+    const [email, verified, custom] = raw.a as [unknown, unknown, unknown];
+    claims.user = {
+      email: typeof email === 'string' ? email : null,
+      email_verified: verified === true,
+      claims: custom !== null && typeof custom === 'object' && !Array.isArray(custom) ? (custom as { [name: string]: JsonValue }) : {},
+    };
+  }
+  return claims;
 }

@@ -292,8 +292,8 @@ export class RecordOperations {
     return (await expandRecords(this.related, caller, tree, [found], this.clock()))[0] as RecordDoc;
   }
 
-  async create(asker: Caller, name: string, rawBody: unknown, idempotencyKey: string | undefined): Promise<Created> {
-    const collection = await this.collections.load(asker.project, name);
+  async create(asker: Caller, name: string, rawBody: unknown, idempotencyKey: string | undefined, loaded?: Collection): Promise<Created> {
+    const collection = loaded ?? (await this.collections.load(asker.project, name));
     const caller = await this.ruled(asker, collection);
     const b = body(rawBody);
     refuseUnknownKeys(b, ['data']);
@@ -330,8 +330,8 @@ export class RecordOperations {
    * the caller cannot read, 403 otherwise), then the version, so a stale version never reveals a
    * hidden record. The answer is the record only when the caller may read it afterwards.
    */
-  async update(asker: Caller, name: string, id: string, rawBody: unknown): Promise<WriteResult> {
-    const collection = await this.collections.load(asker.project, name);
+  async update(asker: Caller, name: string, id: string, rawBody: unknown, loaded?: Collection): Promise<WriteResult> {
+    const collection = loaded ?? (await this.collections.load(asker.project, name));
     const caller = await this.ruled(asker, collection);
     const b = body(rawBody);
     refuseUnknownKeys(b, ['data', 'version']);
@@ -363,8 +363,8 @@ export class RecordOperations {
     throw new ConflictError('The record is being changed concurrently; retry.', { id });
   }
 
-  async delete(asker: Caller, name: string, id: string, rawVersion: unknown): Promise<void> {
-    const collection = await this.collections.load(asker.project, name);
+  async delete(asker: Caller, name: string, id: string, rawVersion: unknown, loaded?: Collection): Promise<void> {
+    const collection = loaded ?? (await this.collections.load(asker.project, name));
     const caller = await this.ruled(asker, collection);
     const expected = parseVersion(rawVersion, 'query');
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {

@@ -14,6 +14,10 @@ import type { RecordImport } from '../operations/record-import';
 import type { RecordOperations } from '../operations/record-operations';
 import type { RuleSimulation } from '../operations/rule-simulation';
 import type { RecordsRateLimits } from './rate-limits';
+import { FILES_PATH, fileRoutes } from '../files/file-routes';
+import { closeAfterResponse, isMultipart } from '../files/multipart-upload';
+import type { RecordFileWrites } from '../files/record-file-writes';
+import type { Thumbnailer } from '../files/thumbnails';
 
 export type AuthenticateUser = (req: Request) => Promise<AuthInfo | null>;
 
@@ -27,6 +31,8 @@ export interface RecordsRoutesDeps {
   batch?: BatchOperations;
   /** Per-key and per-user request limits; none when absent (tests of other concerns). */
   rateLimits?: RecordsRateLimits;
+  /** File fields, uploads and downloads (docs/files.md); without it records hold no files. */
+  files?: { writes: RecordFileWrites; thumbnails: Thumbnailer; tokenSecret: string };
 }
 
 const COLLECTIONS = '/v1/projects/:project/collections';
@@ -42,7 +48,8 @@ function param(req: Request, name: string): string {
 export function recordsRoutes(deps: RecordsRoutesDeps): Router {
   const { collections, records, importer, simulation, authenticateUser, rateLimits } = deps;
   const router = Router();
-  if (rateLimits) router.use([COLLECTIONS, BATCH], rateLimits.admit);
+  if (rateLimits) router.use([COLLECTIONS, BATCH, FILES_PATH], rateLimits.admit);
+  const files = deps.files;
 
   /**
    * Record operations resolve the user token (X-Db-User-Token) unless the secret key is used. A
@@ -84,16 +91,25 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
     sendJson(req, res, 200, await records.query(await querying(req, res), param(req, 'collection'), req.query));
   });
   router.post(RECORDS, async (req, res) => {
-    const created = await records.create(await caller(req, res), param(req, 'collection'), req.body, req.get('idempotency-key'));
+    const who = await refusingUpload(req, res, () => caller(req, res));
+    const created = files
+      ? await refusingUpload(req, res, () => files.writes.create(who, param(req, 'collection'), req, req.body, req.get('idempotency-key')))
+      : await records.create(who, param(req, 'collection'), req.body, req.get('idempotency-key'));
     if (created.replayed) res.set('Idempotent-Replayed', 'true');
     sendJson(req, res, 201, { record: created.record });
   });
   router.patch(RECORD, async (req, res) => {
-    sendJson(req, res, 200, { record: await records.update(await caller(req, res), param(req, 'collection'), param(req, 'id'), req.body) });
+    const who = await refusingUpload(req, res, () => caller(req, res));
+    const record = files
+      ? await refusingUpload(req, res, () => files.writes.update(who, param(req, 'collection'), param(req, 'id'), req, req.body, req.query.version))
+      : await records.update(who, param(req, 'collection'), param(req, 'id'), req.body);
+    sendJson(req, res, 200, { record });
   });
   router.delete(RECORD, async (req, res) => {
     const id = param(req, 'id');
-    await records.delete(await caller(req, res), param(req, 'collection'), id, req.query.version);
+    const who = await caller(req, res);
+    if (files) await files.writes.delete(who, param(req, 'collection'), id, req.query.version);
+    else await records.delete(who, param(req, 'collection'), id, req.query.version);
     sendJson(req, res, 200, { deleted: true, id });
   });
   if (deps.batch) {
@@ -122,7 +138,9 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
   });
   router.delete(COLLECTION, async (req, res) => {
     const name = param(req, 'collection');
-    await collections.delete(await keyOnly(res), name);
+    const who = await keyOnly(res);
+    await collections.delete(who, name);
+    await files?.writes.deleteCollection(who.project, name);
     sendJson(req, res, 200, { deleted: true, name });
   });
 
@@ -141,5 +159,21 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
   router.post(`${COLLECTION}/subscribe`, async (req, res) => {
     sendJson(req, res, 200, { subscription: await records.subscribe(await querying(req, res), param(req, 'collection'), req.body) });
   });
+  if (files) {
+    router.use(fileRoutes({ storage: files.writes.storage, records, collections, thumbnails: files.thumbnails, tokenSecret: files.tokenSecret, caller: querying }));
+  }
   return router;
+}
+
+/**
+ * A multipart write refused before its body was read to the end: the answer closes the
+ * connection, so the rest of the body (a 1 GB upload against a 5 MB limit) is never read.
+ */
+async function refusingUpload<T>(req: Request, res: Response, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isMultipart(req) && !req.readableEnded) closeAfterResponse(res);
+    throw err;
+  }
 }

@@ -19,8 +19,9 @@ export type Ref =
   | { kind: 'auth-member'; name: AuthMember }
   | { kind: 'claim'; name: string }
   | { kind: 'request-time' }
-  | { kind: 'record'; field: string }
-  | { kind: 'data'; field: string };
+  /** `member`: one key of a file field's metadata (`data.cover.size`, docs/files.md "Rules"). */
+  | { kind: 'record'; field: string; member?: string }
+  | { kind: 'data'; field: string; member?: string };
 
 /**
  * A parsed rule. Every node keeps `pos`, the 0-based character offset in the rule string where

@@ -44,10 +44,17 @@ export function refValue(ref: Ref, b: RuleBindings): RuleValue {
     case 'request-time':
       return b.now.toISOString();
     case 'record':
-      return b.record === undefined ? ERROR : fieldValue(b.record, ref.field);
+      return b.record === undefined ? ERROR : memberOf(fieldValue(b.record, ref.field), ref.member);
     case 'data':
-      return b.data === undefined ? ERROR : fieldValue(b.data, ref.field);
+      return b.data === undefined ? ERROR : memberOf(fieldValue(b.data, ref.field), ref.member);
   }
+}
+
+/** `value.member` of a file field's metadata; ERROR when there is no file. */
+function memberOf(value: RuleValue, member: string | undefined): RuleValue {
+  if (member === undefined) return value;
+  if (value === null || value === ERROR || typeof value !== 'object' || Array.isArray(value)) return ERROR;
+  return Object.hasOwn(value, member) ? (value[member] as JsonValue) : ERROR;
 }
 
 /** A comparison under the same semantics as Predicate JSON (an ERROR operand gives ERROR). */

@@ -231,7 +231,9 @@ function resolve(node: Node): Ref {
     case 'record':
     case 'data':
       if (first === undefined) return fail(`use ${root}.<field>`, cur);
-      if (names.length > 1) return fail('nested field access is not allowed', path[1]);
+      // One level more names a file field's metadata (data.cover.size); validate.ts checks it is one.
+      if (names.length > 2) return fail('nested field access is not allowed', path[2]);
+      if (second !== undefined) return root === 'record' ? { kind: 'record', field: first, member: second } : { kind: 'data', field: first, member: second };
       return root === 'record' ? { kind: 'record', field: first } : { kind: 'data', field: first };
     default:
       return fail(`unknown name ${root}`, cur);

@@ -2,6 +2,16 @@ import type { FieldDefinition, FieldType, JsonValue } from '@plinth/shared';
 import { RuleSyntaxError, type Ref, type RuleExpr, type RuleKind } from './ast';
 import { valueTypeOf } from '../domain/relation-field';
 
+/** What a rule may read of a file field's metadata (`data.cover.size`), and its type. */
+const FILE_MEMBERS: Readonly<{ [member: string]: FieldType }> = {
+  name: 'text',
+  original_name: 'text',
+  size: 'integer',
+  type: 'text',
+  sha256: 'text',
+  created_at: 'timestamp',
+};
+
 /** The system fields every record has, with the type rules see them as. */
 export const SYSTEM_FIELDS: Readonly<Record<string, FieldType>> = {
   id: 'text',
@@ -174,13 +184,23 @@ class Validator {
         return 'timestamp';
       case 'record':
         if (this.kind === 'create') failAt('record is not available in a create rule; use data.<field>', pos);
-        return this.field(ref.field, pos);
+        return ref.member === undefined ? this.field(ref.field, pos) : this.fileMember(ref.field, ref.member, memberPos(ref, pos));
       case 'data':
         if (this.kind === 'read' || this.kind === 'delete') {
           failAt(`data is only available in create and update rules, not in a ${this.kind} rule; use record.<field>`, pos);
         }
-        return this.field(ref.field, pos);
+        return ref.member === undefined ? this.field(ref.field, pos) : this.fileMember(ref.field, ref.member, memberPos(ref, pos));
     }
+  }
+
+  /** `<field>.<member>`: the metadata of a `file` field, in create, update and delete rules. */
+  private fileMember(name: string, member: string, pos: number): FieldType {
+    const def = Object.prototype.hasOwnProperty.call(this.fields, name) ? this.fields[name] : undefined;
+    if (!def || def.type !== 'file') return failAt(`nested field access is only allowed on a file field's metadata (${name} is not a file field)`, pos);
+    if (this.kind === 'read') return failAt(`a read rule cannot use a file's metadata (${name}.${member}): it cannot become a query`, pos);
+    const type = Object.prototype.hasOwnProperty.call(FILE_MEMBERS, member) ? FILE_MEMBERS[member] : undefined;
+    if (!type) return failAt(`a file has no ${member}; use ${Object.keys(FILE_MEMBERS).join(', ')}`, pos);
+    return type;
   }
 
   private field(name: string, pos: number): FieldType {
@@ -256,6 +276,8 @@ function literalFits(type: FieldType, value: JsonValue): boolean {
       return Array.isArray(value);
     case 'json':
     case 'relation':
+    case 'file':
+    case 'files':
       return true;
   }
 }
@@ -275,10 +297,15 @@ function describe(ref: Ref): string {
     case 'request-time':
       return 'request.time';
     case 'record':
-      return `record.${ref.field}`;
+      return `record.${ref.field}${ref.member === undefined ? '' : `.${ref.member}`}`;
     case 'data':
-      return `data.${ref.field}`;
+      return `data.${ref.field}${ref.member === undefined ? '' : `.${ref.member}`}`;
   }
+}
+
+/** Where `.member` of `record.<field>.member` / `data.<field>.member` starts, for errors. */
+function memberPos(ref: Extract<Ref, { kind: 'record' | 'data' }>, pos: number): number {
+  return pos + ref.kind.length + 1 + ref.field.length + 1;
 }
 
 function fail(message: string, e: RuleExpr): never {

@@ -72,7 +72,8 @@ export class MongoRecordStore implements RecordStore {
 
   /** `onClose` runs on close() (releases the connection when the store owns it). */
   constructor(
-    private readonly db: Db,
+    /** Also where GridFS file storage lives (files/storage/gridfs-file-storage.ts). */
+    readonly db: Db,
     private readonly onClose: () => Promise<void> = async () => {},
     options: MongoRecordStoreOptions = {},
   ) {
