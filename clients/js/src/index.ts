@@ -10,11 +10,13 @@
 import { Auth } from './auth/auth';
 import { SessionManager } from './auth/session-manager';
 import { Collection, type CreateOptions } from './records/collection';
+import { fileToken } from './files/files';
+import type { FileToken } from './files/types';
 import { runBatch, type BatchOperation, type BatchResult } from './records/batch';
 import type { RecordsContext } from './records/context';
 import type { CollectionAccessor, UntypedCollections } from './records/typed';
 import { memoryStorage, type SessionStorage } from './storage';
-import { Transport, type TransportOptions } from './transport';
+import { Transport, type CallOptions, type TransportOptions } from './transport';
 
 export interface ClientOptions extends TransportOptions {
   /** Where the session is kept: memory (default), `localStorage`, or your own (e.g. cookies). */
@@ -41,6 +43,8 @@ export interface PlinthClient<C extends object = UntypedCollections> {
   readonly collection: CollectionAccessor<C>;
   /** Writes every operation or none, across collections (up to 100); see docs/records.md "Batch writes". */
   batch(operations: BatchOperation[], opts?: CreateOptions): Promise<BatchResult[]>;
+  /** File tokens, for file URLs a request cannot add headers to (`<img src>`); see docs/files.md. */
+  readonly files: { token(opts?: CallOptions): Promise<FileToken> };
   /** Stops timers and channels (a server process or a test ends with it). */
   close(): void;
   /** @internal */
@@ -68,6 +72,7 @@ export function createClient<C extends object = UntypedCollections>(opts: Client
     records,
     collection: ((name: string) => new Collection(records, name)) as CollectionAccessor<C>,
     batch: (operations, opts) => runBatch(records, operations, opts),
+    files: { token: (o) => fileToken(records, o) },
     close: () => {
       for (const c of records.closers.splice(0)) c();
     },
@@ -80,7 +85,9 @@ export { Mfa, MfaRequiredError, type MfaConfirmation, type MfaEnrollment, type M
 export type { Identity, OAuthOptions } from './auth/oauth';
 export { localStorageAdapter, memoryStorage, type SessionStorage } from './storage';
 export { Collection } from './records/collection';
-export type { CreateOptions, VersionOptions } from './records/collection';
+export type { CreateOptions, UpdateOptions, VersionOptions } from './records/collection';
+export type { FileInput, FileInputs, FileMeta, FileToken, FileUrlOptions, UploadOptions, UploadProgress } from './files/types';
+export { filesOf } from './files/files';
 export type { BatchOperation, BatchResult } from './records/batch';
 export { Query } from './records/query';
 export type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './records/realtime-types';

@@ -3,11 +3,13 @@
  * a minted user token. Browsers normally use `createClient` from `@plinth/client`.
  */
 import { Collection, type CreateOptions } from './records/collection';
+import { fileToken } from './files/files';
+import type { FileToken } from './files/types';
 import { runBatch, type BatchOperation, type BatchResult } from './records/batch';
 import type { RecordsContext } from './records/context';
 import type { CollectionAccessor, UntypedCollections } from './records/typed';
 import type { TokenSource } from './records/types';
-import { Transport, type TransportOptions } from './transport';
+import { Transport, type CallOptions, type TransportOptions } from './transport';
 
 export interface RecordsClientOptions extends TransportOptions {
   /** The user token to send as `X-Db-User-Token` (e.g. a minted one), if any. */
@@ -19,6 +21,8 @@ export interface RecordsClient<C extends object = UntypedCollections> {
   readonly collection: CollectionAccessor<C>;
   /** Writes every operation or none, across collections (up to 100); see docs/records.md "Batch writes". */
   batch(operations: BatchOperation[], opts?: CreateOptions): Promise<BatchResult[]>;
+  /** File tokens, for file URLs a request cannot add headers to (`<img src>`); see docs/files.md. */
+  readonly files: { token(opts?: CallOptions): Promise<FileToken> };
   /** Closes what realtime opened, if anything. */
   close(): void;
   /** @internal */
@@ -33,6 +37,7 @@ export function createRecordsClient<C extends object = UntypedCollections>(opts:
     records,
     collection: ((name: string) => new Collection(records, name)) as CollectionAccessor<C>,
     batch: (operations, opts) => runBatch(records, operations, opts),
+    files: { token: (o) => fileToken(records, o) },
     close: () => {
       for (const c of records.closers.splice(0)) c();
     },
@@ -40,7 +45,9 @@ export function createRecordsClient<C extends object = UntypedCollections>(opts:
 }
 
 export { Collection } from './records/collection';
-export type { CreateOptions, VersionOptions } from './records/collection';
+export type { CreateOptions, UpdateOptions, VersionOptions } from './records/collection';
+export type { FileInput, FileInputs, FileMeta, FileToken, FileUrlOptions, UploadOptions, UploadProgress } from './files/types';
+export { filesOf } from './files/files';
 export type { BatchOperation, BatchResult } from './records/batch';
 export { Query } from './records/query';
 export type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './records/realtime-types';

@@ -1,4 +1,5 @@
 import { PlinthError, errorFromResponse } from './errors';
+import { sendXhr, type XhrConstructor } from './xhr';
 
 /** What every call accepts: an `AbortSignal` cancels it (the promise rejects with the signal's reason). */
 export interface CallOptions {
@@ -17,12 +18,24 @@ export interface TransportOptions {
 }
 
 export interface RequestSpec extends CallOptions {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** Path under `/v1/projects/{project}`, starting with `/`. */
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /** A body sent as is instead of JSON: `multipart/form-data` (FormData) or raw bytes (Blob). */
+  payload?: FormData | Blob;
+  /** Upload progress; in browsers the request then goes through XMLHttpRequest (see `xhr.ts`). */
+  onProgress?: (progress: { loaded: number; total: number }) => void;
   headers?: Record<string, string>;
+}
+
+/** An answer, read whole: what `request` turns into a result or a `PlinthError`. */
+export interface RawAnswer {
+  status: number;
+  ok: boolean;
+  requestId: string | null;
+  text: string;
 }
 
 /** The HTTP layer: one project, one key, JSON in and out, the error envelope turned into `PlinthError`. */
@@ -54,28 +67,18 @@ export class Transport {
       if (s) target += `?${s}`;
     }
     const headers: Record<string, string> = { Authorization: `Bearer ${this.key}`, ...spec.headers };
-    if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (spec.body !== undefined && !spec.payload) headers['Content-Type'] = 'application/json';
     spec.signal?.throwIfAborted();
-    let res: Response;
-    try {
-      res = await this.fetchFn(target, {
-        method: spec.method,
-        headers,
-        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-        signal: spec.signal,
-      });
-    } catch (err) {
-      if (spec.signal?.aborted) throw spec.signal.reason;
-      throw new PlinthError({ status: 0, code: 'network_error', message: `Plinth could not be reached (${String((err as Error)?.message ?? err)}).`, cause: err });
+    const payload = spec.payload ?? (spec.body === undefined ? undefined : JSON.stringify(spec.body));
+    const XHR = (globalThis as { XMLHttpRequest?: XhrConstructor }).XMLHttpRequest;
+    const viaXhr = spec.onProgress !== undefined && XHR !== undefined;
+    const answer = viaXhr ? await sendXhr(XHR, spec.method, target, headers, payload, spec) : await this.sendFetch(spec.method, target, headers, payload, spec.signal);
+    if (!viaXhr && spec.onProgress && answer.ok) {
+      // fetch reports no upload progress: one event once the whole body has been sent.
+      const total = payloadSize(spec.payload);
+      spec.onProgress({ loaded: total, total });
     }
-    const requestId = res.headers.get('x-request-id');
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      if (spec.signal?.aborted) throw spec.signal.reason;
-      throw new PlinthError({ status: 0, code: 'network_error', message: 'The answer from Plinth was cut off.', requestId, cause: err });
-    }
+    const { text, requestId } = answer;
     let body: unknown = undefined;
     if (text) {
       try {
@@ -84,10 +87,38 @@ export class Transport {
         body = undefined;
       }
     }
-    if (!res.ok) throw errorFromResponse(res.status, body, requestId);
-    if (body === undefined) throw new PlinthError({ status: res.status, code: 'internal', message: 'Plinth answered with a body that is not JSON.', requestId });
+    if (!answer.ok) throw errorFromResponse(answer.status, body, requestId);
+    if (body === undefined) throw new PlinthError({ status: answer.status, code: 'internal', message: 'Plinth answered with a body that is not JSON.', requestId });
     return body as T;
   }
+
+  private async sendFetch(method: string, target: string, headers: Record<string, string>, payload: BodyInit | undefined, signal?: AbortSignal): Promise<RawAnswer> {
+    let res: Response;
+    try {
+      res = await this.fetchFn(target, { method, headers, body: payload, signal });
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw new PlinthError({ status: 0, code: 'network_error', message: `Plinth could not be reached (${String((err as Error)?.message ?? err)}).`, cause: err });
+    }
+    const requestId = res.headers.get('x-request-id');
+    try {
+      return { status: res.status, ok: res.ok, requestId, text: await res.text() };
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw new PlinthError({ status: 0, code: 'network_error', message: 'The answer from Plinth was cut off.', requestId, cause: err });
+    }
+  }
+}
+
+/** The bytes of a Blob, or of a FormData's values (without the multipart framing). */
+function payloadSize(payload: FormData | Blob | undefined): number {
+  if (!payload) return 0;
+  if (payload instanceof Blob) return payload.size;
+  let n = 0;
+  payload.forEach((v) => {
+    n += typeof v === 'string' ? new TextEncoder().encode(v).length : v.size;
+  });
+  return n;
 }
 
 /** Waits `ms`, or rejects with the signal's reason when it aborts first. */

@@ -1,11 +1,14 @@
 import { isNetworkError } from '../errors';
 import { sleep, uuid, type CallOptions } from '../transport';
+import { recordForm } from '../files/form';
+import { fileUrl } from '../files/files';
+import type { FileMeta, FileUrlOptions, UploadOptions } from '../files/types';
 import type { RecordsContext } from './context';
 import { Query } from './query';
 import type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './realtime-types';
 import type { Direction, Page, PlinthRecord, RecordData, WhereOp } from './types';
 
-export interface CreateOptions extends CallOptions {
+export interface CreateOptions extends CallOptions, UploadOptions {
   /** Defaults to a fresh UUID; the same key is sent again on every retry. */
   idempotencyKey?: string;
   /** How many times a create that got no answer is sent again (default 3). */
@@ -16,6 +19,8 @@ export interface VersionOptions extends CallOptions {
   /** Succeeds only if this is the record's current version; otherwise a `ConflictError`. */
   version?: number;
 }
+
+export type UpdateOptions = VersionOptions & UploadOptions;
 
 type Fields<T> = Extract<keyof T, string> | 'id' | 'version' | 'created_at' | 'updated_at';
 
@@ -40,6 +45,8 @@ export class Collection<T extends object = Record<string, unknown>> {
   /**
    * Creates a record. An `Idempotency-Key` is always sent, and a request that got no answer is
    * sent again with the same key, so a retried create never makes a second record.
+   * With `files`, the write is `multipart/form-data` and the record's file fields hold the
+   * stored files' metadata (`onProgress` reports the upload; see docs/files.md).
    */
   async create(data: RecordData<T>, opts: CreateOptions = {}): Promise<PlinthRecord<T>> {
     const key = opts.idempotencyKey ?? uuid();
@@ -49,7 +56,7 @@ export class Collection<T extends object = Record<string, unknown>> {
         const res = await this.ctx.transport.request<{ record: PlinthRecord<T> }>({
           method: 'POST',
           path: this.path(),
-          body: { data },
+          ...this.body({ data }, opts),
           headers: await this.headers(opts.signal, { 'Idempotency-Key': key }),
           signal: opts.signal,
         });
@@ -73,16 +80,33 @@ export class Collection<T extends object = Record<string, unknown>> {
     return res.record;
   }
 
-  /** Merges `data` into the record (`null` removes a field). With `version`, a stale version → `ConflictError`. */
-  async update(id: string, data: RecordData<T>, opts: VersionOptions = {}): Promise<PlinthRecord<T>> {
+  /**
+   * Merges `data` into the record (`null` removes a field, a file field's files included). With
+   * `version`, a stale version → `ConflictError`. With `files`, those fields get the files sent.
+   */
+  async update(id: string, data: RecordData<T>, opts: UpdateOptions = {}): Promise<PlinthRecord<T>> {
     const res = await this.ctx.transport.request<{ record: PlinthRecord<T> }>({
       method: 'PATCH',
       path: this.path(id),
-      body: opts.version === undefined ? { data } : { data, version: opts.version },
+      ...this.body(opts.version === undefined ? { data } : { data, version: opts.version }, opts),
       headers: await this.headers(opts.signal),
       signal: opts.signal,
     });
     return res.record;
+  }
+
+  /** A JSON body, or with files the multipart form of the same write (the `data` part holds `data`). */
+  private body(json: { data: unknown; version?: number }, opts: UploadOptions): { body: unknown } | { payload: FormData; onProgress?: UploadOptions['onProgress'] } {
+    if (!opts.files || Object.keys(opts.files).length === 0) return { body: json };
+    return { payload: recordForm(json.data, opts.files), onProgress: opts.onProgress };
+  }
+
+  /**
+   * The URL of a file the record holds in `field` (its first file when `name` is left out);
+   * `{ thumb: '100x100' }` for a thumbnail, `{ token }` (from `files.token()`) for `<img src>`.
+   */
+  fileUrl(record: { id: string }, field: Extract<keyof T, string> | string, name?: string | FileMeta, opts?: FileUrlOptions): string {
+    return fileUrl(this.ctx, this.name, record, field, name, opts);
   }
 
   /** Deletes the record. With `version`, a stale version → `ConflictError`. */
