@@ -92,7 +92,7 @@ export class Transport {
     return body as T;
   }
 
-  private async sendFetch(method: string, target: string, headers: Record<string, string>, payload: BodyInit | undefined, signal?: AbortSignal): Promise<RawAnswer> {
+  private async sendFetch(method: string, target: string, headers: Record<string, string>, payload: string | FormData | Blob | undefined, signal?: AbortSignal): Promise<RawAnswer> {
     let res: Response;
     try {
       res = await this.fetchFn(target, { method, headers, body: payload, signal });
