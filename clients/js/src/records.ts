@@ -48,6 +48,7 @@ export { Collection } from './records/collection';
 export type { CreateOptions, UpdateOptions, VersionOptions } from './records/collection';
 export type { FileInput, FileInputs, FileMeta, FileToken, FileUrlOptions, UploadOptions, UploadProgress } from './files/types';
 export { filesOf } from './files/files';
+export { ResumableUploadError, type ResumableOptions, type UploadSessionInfo } from './files/resumable';
 export type { BatchOperation, BatchResult } from './records/batch';
 export { Query } from './records/query';
 export type { RealtimeEvent, SubscribeOptions, Unsubscribe } from './records/realtime-types';

@@ -2,6 +2,7 @@ import { isNetworkError } from '../errors';
 import { sleep, uuid, type CallOptions } from '../transport';
 import { recordForm } from '../files/form';
 import { fileUrl } from '../files/files';
+import { uploadResumable, type ResumableOptions } from '../files/resumable';
 import type { FileMeta, FileUrlOptions, UploadOptions } from '../files/types';
 import type { RecordsContext } from './context';
 import { Query } from './query';
@@ -21,6 +22,8 @@ export interface VersionOptions extends CallOptions {
 }
 
 export type UpdateOptions = VersionOptions & UploadOptions;
+
+const hasFiles = (opts: UploadOptions): boolean => opts.files !== undefined && Object.keys(opts.files).length > 0;
 
 type Fields<T> = Extract<keyof T, string> | 'id' | 'version' | 'created_at' | 'updated_at';
 
@@ -89,6 +92,8 @@ export class Collection<T extends object = Record<string, unknown>> {
       method: 'PATCH',
       path: this.path(id),
       ...this.body(opts.version === undefined ? { data } : { data, version: opts.version }, opts),
+      // A multipart update carries its version in the query (the body is the form).
+      query: hasFiles(opts) && opts.version !== undefined ? { version: opts.version } : undefined,
       headers: await this.headers(opts.signal),
       signal: opts.signal,
     });
@@ -97,8 +102,8 @@ export class Collection<T extends object = Record<string, unknown>> {
 
   /** A JSON body, or with files the multipart form of the same write (the `data` part holds `data`). */
   private body(json: { data: unknown; version?: number }, opts: UploadOptions): { body: unknown } | { payload: FormData; onProgress?: UploadOptions['onProgress'] } {
-    if (!opts.files || Object.keys(opts.files).length === 0) return { body: json };
-    return { payload: recordForm(json.data, opts.files), onProgress: opts.onProgress };
+    if (!hasFiles(opts)) return { body: json };
+    return { payload: recordForm(json.data, opts.files!), onProgress: opts.onProgress };
   }
 
   /**
@@ -107,6 +112,15 @@ export class Collection<T extends object = Record<string, unknown>> {
    */
   fileUrl(record: { id: string }, field: Extract<keyof T, string> | string, name?: string | FileMeta, opts?: FileUrlOptions): string {
     return fileUrl(this.ctx, this.name, record, field, name, opts);
+  }
+
+  /**
+   * Sends a large file to the record's file field in parts, resuming where it stopped (see
+   * docs/files.md "Resumable uploads"); resolves the record once the file is attached under the
+   * update rule. A stop past the retries is a `ResumableUploadError`: call again with its `uploadId`.
+   */
+  uploadResumable(recordId: string, field: Extract<keyof T, string> | string, file: Blob, opts?: ResumableOptions): Promise<PlinthRecord<T>> {
+    return uploadResumable<PlinthRecord<T>>(this.ctx, this.name, recordId, field, file, opts);
   }
 
   /** Deletes the record. With `version`, a stale version → `ConflictError`. */
