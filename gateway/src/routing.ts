@@ -29,6 +29,8 @@ export const ROUTES: readonly RouteRule[] = [
   { service: 'auth', pattern: /^\/auth\/oauth\/callback$/, auth: 'none', methods: ['GET', 'HEAD', 'POST'] },
   { service: 'records', pattern: /^\/collections(\/|$)/, auth: 'key' },
   { service: 'records', pattern: /^\/batch$/, auth: 'key', methods: ['POST'] },
+  // Resumable uploads (sessions, their parts, completion): the key, and the user token when sent.
+  { service: 'records', pattern: /^\/files\/uploads(\/|$)/, auth: 'key' },
   // File downloads: an <img src> sends no header, so a file token (?token=) stands in for the key.
   { service: 'records', pattern: /^\/files\/[^/]+\/[^/]+\/[^/]+$/, auth: 'key-or-token', methods: ['GET', 'HEAD'] },
   { service: 'records', pattern: /^\/files\/token$/, auth: 'key', methods: ['POST'] },

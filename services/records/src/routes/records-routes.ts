@@ -18,6 +18,8 @@ import { FILES_PATH, fileRoutes } from '../files/file-routes';
 import { closeAfterResponse, isMultipart } from '../files/multipart-upload';
 import type { RecordFileWrites } from '../files/record-file-writes';
 import type { Thumbnailer } from '../files/thumbnails';
+import { uploadSessionRoutes } from '../files/upload-session-routes';
+import { UploadSessions } from '../files/upload-sessions';
 
 export type AuthenticateUser = (req: Request) => Promise<AuthInfo | null>;
 
@@ -160,6 +162,7 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
     sendJson(req, res, 200, { subscription: await records.subscribe(await querying(req, res), param(req, 'collection'), req.body) });
   });
   if (files) {
+    router.use(uploadSessionRoutes({ sessions: new UploadSessions(files.writes.storage), records, collections, writes: files.writes, caller }));
     router.use(fileRoutes({ storage: files.writes.storage, records, collections, thumbnails: files.thumbnails, tokenSecret: files.tokenSecret, caller: querying }));
   }
   return router;
