@@ -27,10 +27,11 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 /** Calls the API with a bearer credential (none when `key` is empty); resolves the JSON answer, rejects with ApiError (the API's own message). */
 export async function call<T>(key: string, method: Method, path: string, body?: unknown): Promise<T> {
   const headers: { [k: string]: string } = key === '' ? {} : { Authorization: `Bearer ${key}` };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
   } catch {
     throw new ApiError(0, { error: 'unavailable', message: 'The server cannot be reached.' });
   }
@@ -54,11 +55,34 @@ export async function call<T>(key: string, method: Method, path: string, body?: 
   return json as T;
 }
 
+/**
+ * A record write with files, as `multipart/form-data`: the `data` part holds the JSON body's
+ * `data`, one part per chosen file named after its field. Answers as `call` does.
+ */
+export async function upload<T>(key: string, method: 'POST' | 'PATCH', path: string, data: { [k: string]: Json }, files: { [field: string]: File[] }): Promise<T> {
+  const form = new FormData();
+  form.append('data', JSON.stringify(data));
+  for (const [field, list] of Object.entries(files)) for (const f of list) form.append(field, f, f.name);
+  return call<T>(key, method, path, form);
+}
+
 export const projectPath = (project: string, rest: string): string => `/v1/projects/${encodeURIComponent(project)}${rest}`;
 
-export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp', 'json', 'list'];
+export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'integer', 'boolean', 'timestamp', 'json', 'list', 'file', 'files'];
 export const FIELD_OPTIONS = ['required', 'unique', 'indexed'] as const;
 export type FieldOption = (typeof FIELD_OPTIONS)[number];
+
+/** What a record's file field holds per file (files.md); a `files` field holds a list. */
+export interface FileMeta {
+  name: string;
+  original_name?: string;
+  size: number;
+  type: string;
+  sha256: string;
+  created_at: string;
+}
+
+export const isFileField = (def: FieldDefinition): boolean => def.type === 'file' || def.type === 'files';
 export const RULE_KINDS = ['read', 'create', 'update', 'delete'] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
 export type Rules = Partial<Record<RuleKind, string>>;

@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
-import type { Collection, FieldDefinition, Json } from '../api';
+import { isFileField, type Collection, type FieldDefinition, type Json } from '../api';
+import { FileInput } from './file-cells';
 
 /** A form value as typed → the JSON the API takes for the field's type (undefined = leave out). */
 export function toValue(def: FieldDefinition, raw: string | boolean): Json | undefined {
+  if (isFileField(def)) return undefined; // files travel as multipart parts, never in data
   if (def.type === 'boolean') return raw === true;
   const s = String(raw);
   if (s.trim() === '') return undefined;
@@ -18,6 +20,7 @@ export function toValue(def: FieldDefinition, raw: string | boolean): Json | und
 }
 
 export function fromValue(def: FieldDefinition, v: Json | undefined): string | boolean {
+  if (isFileField(def)) return '';
   if (def.type === 'boolean') return v === true;
   if (v === undefined || v === null) return '';
   if (def.type === 'json' || def.type === 'list' || (def.type === 'relation' && isList(def))) return JSON.stringify(v);
@@ -63,14 +66,31 @@ function RelationPicker(props: { name: string; def: FieldDefinition; value: stri
 
 export type FormValues = { [field: string]: string | boolean };
 
-/** One input per field of the collection, typed by the field's type. */
-export function RecordFields(props: { collection: Collection; values: FormValues; onChange: (v: FormValues) => void; idPrefix: string; choices?: RelationChoices }) {
+/** Files chosen in the form, by file field. */
+export type ChosenFiles = { [field: string]: File[] };
+
+/**
+ * One input per field of the collection, typed by the field's type; file fields get an upload
+ * control (`onFiles`) showing what the record (`held`) holds.
+ */
+export function RecordFields(props: {
+  collection: Collection;
+  values: FormValues;
+  onChange: (v: FormValues) => void;
+  idPrefix: string;
+  choices?: RelationChoices;
+  held?: { [field: string]: Json };
+  onFiles?: (field: string, files: File[]) => void;
+}) {
   return (
     <div class="record-fields">
       {Object.entries(props.collection.fields).map(([name, def]) => {
         const v = props.values[name];
         const set = (x: string | boolean) => props.onChange({ ...props.values, [name]: x });
         const label = `${name} (${def.type}${def.type === 'relation' ? ` → ${def.collection ?? '?'}${isList(def) ? `, up to ${def.max_items}` : ''}` : ''}${def.required ? ', required' : ''})`;
+        if (isFileField(def)) {
+          return <FileInput key={name} name={`${props.idPrefix}-${name}`} label={label} def={def} value={props.held?.[name]} onChange={(files) => props.onFiles?.(name, files)} />;
+        }
         if (def.type === 'relation') {
           return (
             <label key={name}>

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, call, projectPath, type Collection, type RecordDoc } from '../api';
+import { ApiError, call, isFileField, projectPath, upload, type Collection, type RecordDoc } from '../api';
+import { FileCell } from './file-cells';
 import { useProjectKey } from '../project-key';
 import { Confirm, Empty, ErrorBox, JsonView } from '../ui';
-import { RecordFields, dataOf, useFormValues } from './record-form';
+import { RecordFields, dataOf, useFormValues, type ChosenFiles } from './record-form';
 import { useRelationData } from './relation-data';
 import { ApiPreview } from './api-preview';
 import { QueryForm } from './query-form';
@@ -156,6 +157,7 @@ function Table({ project, secret, collection }: { project: string; secret: strin
                 <tr key={r.id}>
                   {columns.map((c) => {
                     const def = collection.fields[c];
+                    if (def && isFileField(def)) return <td key={c}><FileCell project={project} collection={collection.name} recordId={r.id} def={def} value={r[c]} credential={secret} /></td>;
                     if (!def) return <td key={c}>{cellText(r[c])}</td>;
                     return (
                       <EditableCell
@@ -226,6 +228,7 @@ function RecordEditor(props: { base: string; secret: string; collection: Collect
   const [version, setVersion] = useState(props.record?.version ?? 0);
   const [current, setCurrent] = useState<RecordDoc | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [files, setFiles] = useState<ChosenFiles>({});
   const r = props.record;
   const related = useRelationData(props.base, props.secret, props.collection, r?.id ?? null);
   /** Creates, or saves the form's values over `onVersion` (the version the edit started from, or the current one after a 409). */
@@ -234,8 +237,11 @@ function RecordEditor(props: { base: string; secret: string; collection: Collect
     setCurrent(null);
     setVersion(onVersion);
     try {
-      if (r === null) await call(props.secret, 'POST', props.base, { data: dataOf(props.collection, values) });
-      else await call(props.secret, 'PATCH', `${props.base}/${encodeURIComponent(r.id)}`, { data: dataOf(props.collection, values), version: onVersion });
+      const data = dataOf(props.collection, values);
+      const withFiles = Object.values(files).some((l) => l.length > 0);
+      if (r === null) await (withFiles ? upload(props.secret, 'POST', props.base, data, files) : call(props.secret, 'POST', props.base, { data }));
+      else if (withFiles) await upload(props.secret, 'PATCH', `${props.base}/${encodeURIComponent(r.id)}?version=${onVersion}`, data, files);
+      else await call(props.secret, 'PATCH', `${props.base}/${encodeURIComponent(r.id)}`, { data, version: onVersion });
       props.onDone();
     } catch (err) {
       setError(err);
@@ -255,7 +261,15 @@ function RecordEditor(props: { base: string; secret: string; collection: Collect
   return (
     <form class="panel" onSubmit={save} aria-label={r ? `Edit record ${r.id}` : 'New record'}>
       <h2>{r ? `Edit ${r.id} (version ${version})` : 'New record'}</h2>
-      <RecordFields collection={props.collection} values={values} onChange={setValues} idPrefix="record" choices={related.choices} />
+      <RecordFields
+        collection={props.collection}
+        values={values}
+        onChange={setValues}
+        idPrefix="record"
+        choices={related.choices}
+        held={r ?? undefined}
+        onFiles={(field, chosen) => setFiles((f) => ({ ...f, [field]: chosen }))}
+      />
       {related.expanded && Object.keys(related.expanded).length > 0 && (
         <div role="region" aria-label="Related records">
           <p>Records its relations point at (those you can read):</p>
