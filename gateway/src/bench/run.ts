@@ -1,5 +1,6 @@
 import { benchAuthFlows } from './auth-flows';
 import { benchBatchWrites } from './batch-writes';
+import { benchFiles } from './files';
 import { benchOverload } from './overload';
 import { benchQueryOverload } from './query-overload';
 import { benchRealtime } from './realtime';
@@ -23,6 +24,7 @@ const SCENARIOS: Array<[string, () => Promise<string>]> = [
   ['overload', benchOverload],
   ['realtime', benchRealtime],
   ['query-overload', benchQueryOverload],
+  ['files', benchFiles],
 ];
 
 async function main(): Promise<void> {
