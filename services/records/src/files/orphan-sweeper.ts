@@ -2,10 +2,12 @@
  * Removes stored files no record references (docs/files.md "Storage"): an upload is stored
  * before its record commits, so a crash (or a failed cleanup) between the two leaves a file
  * nobody can reach. Files younger than `graceMs` are left alone — their record may be about to
- * commit. A thumbnail (`thumbs_<name>/<spec>`) goes with its original. Partial writes are the
+ * commit. A thumbnail (`thumbs_<name>/<spec>`) goes with its original; the parts of resumable
+ * uploads (`_uploads/`) are left to their session's expiry (upload-sessions.ts). Partial writes are the
  * adapter's to sweep (`sweepPartial`), called here too.
  */
 import type { FileKey, FileStorage } from './storage/file-storage';
+import { isUploadKey } from './upload-sessions';
 
 export const DEFAULT_ORPHAN_GRACE_MS = 60 * 60 * 1000;
 
@@ -37,7 +39,8 @@ export async function sweepOrphans(
   const answers = new Map<FileKey, boolean>();
   const doomed: FileKey[] = [];
   for await (const o of storage.list(prefix)) {
-    if (now - o.modifiedAt < graceMs) continue;
+    // Parts of resumable uploads are no record's yet: their session's expiry removes them.
+    if (now - o.modifiedAt < graceMs || isUploadKey(o.key)) continue;
     const original = originalOf(o.key);
     let referenced = answers.get(original);
     if (referenced === undefined) answers.set(original, (referenced = await isReferenced(original)));

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { PlinthError } from '@plinth/shared';
 import { DiskFileStorage } from '../../src/files/storage/disk-file-storage';
 import { fileKey } from '../../src/files/storage/file-storage';
+import { sweepOrphans } from '../../src/files/orphan-sweeper';
 import { UploadSessions, type UploadSession } from '../../src/files/upload-sessions';
 import { readAll } from './file-storage.contract';
 
@@ -93,6 +94,16 @@ describe('resumable upload sessions', () => {
     await sessions.putPart(s, 1, once(html));
     await expect(sessions.assemble(s, target)).rejects.toMatchObject({ status: 400, details: { field: 'clip', type: 'text/html' } });
     await expect(open(Buffer.alloc(2000), 'u1', 1000)).rejects.toMatchObject({ status: 413 });
+  });
+
+  it("the orphan sweeper leaves an open session's parts alone, however old", async () => {
+    const file = Buffer.concat([PNG_HEAD, randomBytes(PART)]);
+    const s = await open(file);
+    await sessions.putPart(s, 1, once(part(file, 1)));
+    const swept = await sweepOrphans(storage, fileKey('p1'), async (k) => !k.includes('/_uploads/'), { graceMs: 0, now: Date.now() + 60_000 });
+    expect(swept.removed).toBe(0);
+    expect(await sessions.received(await sessions.get('p1', s.id, 'u1'))).toEqual([1]);
+    await sessions.finish(s);
   });
 
   it('expired sessions are swept with their parts', async () => {
