@@ -12,7 +12,8 @@ import { createProjectAndCollection } from './records';
  * Files (docs/files.md): a 100 MB download and upload through the gateway (standalone ×1, disk
  * storage) beside a bare node:http server streaming the same file from the same disk in the same
  * run (targets: ≥ 0.5× its MB/s), and 10 kB downloads by file token (`?token=`, as an `<img>`
- * sends them; target 1,000/s). Each transfer runs 3 times; the median counts.
+ * sends them; target 1,000/s). A token read as an anonymous caller, so the collection's read rule
+ * is `true` (a public gallery). Each transfer runs 3 times; the median counts.
  */
 const PROJECT = 'bench';
 const BIG = 100 * 1024 * 1024;
@@ -119,7 +120,7 @@ export async function benchFiles(): Promise<string> {
     const server = await runEntry('gateway/dist/standalone.js', { PLINTH_DATA_DIR: dataDir, PLINTH_ADMIN_KEY: adminKey, PLINTH_WORKERS: '1', ...LIMITS });
     try {
       const secret = await createProjectAndCollection(server.url, adminKey);
-      await api(server.url, secret, 'POST', '/collections', { name: 'blobs', fields: { doc: { type: 'file', max_size: 2 * BIG } } });
+      await api(server.url, secret, 'POST', '/collections', { name: 'blobs', fields: { doc: { type: 'file', max_size: 2 * BIG } }, rules: { read: 'true' } });
       const auth = { Authorization: `Bearer ${secret}` };
       const records = `${server.url}/v1/projects/${PROJECT}/collections/blobs/records`;
       const framing = multipartFraming('doc', 'big.bin');
