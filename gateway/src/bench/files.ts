@@ -13,7 +13,7 @@ import { createProjectAndCollection } from './records';
  * storage) beside a bare node:http server streaming the same file from the same disk in the same
  * run (targets: ≥ 0.5× its MB/s), and 10 kB downloads by file token (`?token=`, as an `<img>`
  * sends them; target 1,000/s). A token read as an anonymous caller, so the collection's read rule
- * is `true` (a public gallery). Each transfer runs 3 times; the median counts.
+ * is `true` (a public gallery). Each transfer runs 3 times, bare and gateway alternating; the median counts.
  */
 const PROJECT = 'bench';
 const BIG = 100 * 1024 * 1024;
@@ -100,53 +100,51 @@ export async function benchFiles(): Promise<string> {
     fs.closeSync(fd);
     fs.writeFileSync(small, randomBytes(SMALL));
 
+    // Both servers stay up and the transfers alternate (bare, gateway, bare, …), so that the
+    // drift of a shared machine's speed over the minutes of a run falls on both alike.
     const bare = await runEntry('gateway/dist/bench/bare-file-server.js', { FILE: big, SMALL: small, DIR: dir });
-    try {
-      const down: number[] = [];
-      const up: number[] = [];
-      for (let r = 0; r < RUNS; r++) {
-        down.push(await download(`${bare.url}/file`, {}));
-        up.push((await upload(`${bare.url}/upload`, 'PUT', {}, big)).mbps);
-      }
-      transfers.push({ name: 'node:http: 100 MB download', mbps: median(down) }, { name: 'node:http: 100 MB upload (hashed, fsync)', mbps: median(up) });
-      loads.push(await load('node:http: 10 kB download', { url: `${bare.url}/small` }));
-    } finally {
-      await bare.stop();
-    }
-
     const dataDir = path.join(dir, 'plinth');
     fs.mkdirSync(dataDir);
     const adminKey = `adm_${randomBytes(24).toString('hex')}`;
-    const server = await runEntry('gateway/dist/standalone.js', { PLINTH_DATA_DIR: dataDir, PLINTH_ADMIN_KEY: adminKey, PLINTH_WORKERS: '1', ...LIMITS });
+    let server: Awaited<ReturnType<typeof runEntry>> | null = null;
     try {
+      server = await runEntry('gateway/dist/standalone.js', { PLINTH_DATA_DIR: dataDir, PLINTH_ADMIN_KEY: adminKey, PLINTH_WORKERS: '1', ...LIMITS });
       const secret = await createProjectAndCollection(server.url, adminKey);
       await api(server.url, secret, 'POST', '/collections', { name: 'blobs', fields: { doc: { type: 'file', max_size: 2 * BIG } }, rules: { read: 'true' } });
       const auth = { Authorization: `Bearer ${secret}` };
       const records = `${server.url}/v1/projects/${PROJECT}/collections/blobs/records`;
       const framing = multipartFraming('doc', 'big.bin');
-      const down: number[] = [];
-      const up: number[] = [];
+      const runs = { bareDown: [] as number[], bareUp: [] as number[], gwDown: [] as number[], gwUp: [] as number[] };
       for (let r = 0; r < RUNS; r++) {
+        runs.bareUp.push((await upload(`${bare.url}/upload`, 'PUT', {}, big)).mbps);
         const sent = await upload(records, 'POST', { ...auth, 'Content-Type': framing.type }, big, framing.before, framing.after);
-        up.push(sent.mbps);
+        runs.gwUp.push(sent.mbps);
         const record = (JSON.parse(sent.body) as { record: { id: string; doc: { name: string; size: number } } }).record;
         if (record.doc.size !== BIG) throw new Error(`stored ${record.doc.size} bytes`);
-        down.push(await download(`${server.url}/v1/projects/${PROJECT}/files/blobs/${record.id}/${record.doc.name}`, auth));
+        runs.bareDown.push(await download(`${bare.url}/file`, {}));
+        runs.gwDown.push(await download(`${server.url}/v1/projects/${PROJECT}/files/blobs/${record.id}/${record.doc.name}`, auth));
         await api(server.url, secret, 'DELETE', `/collections/blobs/records/${record.id}`, undefined);
       }
-      transfers.push({ name: 'gateway: 100 MB download', mbps: median(down) }, { name: 'gateway: 100 MB upload (multipart create)', mbps: median(up) });
+      transfers.push(
+        { name: 'node:http: 100 MB download', mbps: median(runs.bareDown) },
+        { name: 'node:http: 100 MB upload (hashed, fsync)', mbps: median(runs.bareUp) },
+        { name: 'gateway: 100 MB download', mbps: median(runs.gwDown) },
+        { name: 'gateway: 100 MB upload (multipart create)', mbps: median(runs.gwUp) },
+      );
 
       const smallFraming = multipartFraming('doc', 'small.bin');
       const res = await fetch(records, { method: 'POST', headers: { ...auth, 'Content-Type': smallFraming.type }, body: Buffer.concat([Buffer.from(smallFraming.before), fs.readFileSync(small), Buffer.from(smallFraming.after)]) });
       const record = ((await res.json()) as { record: { id: string; doc: { name: string } } }).record;
       const { token } = (await api(server.url, secret, 'POST', '/files/token', {})) as { token: string };
       const file = `${server.url}/v1/projects/${PROJECT}/files/blobs/${record.id}/${record.doc.name}`;
+      loads.push(await load('node:http: 10 kB download', { url: `${bare.url}/small` }));
       loads.push(await load('gateway: 10 kB download by ?token=', { url: `${file}?token=${encodeURIComponent(token)}` }));
       // For scale, in the same minute: the same download with the key, and the record's JSON.
       loads.push(await load('gateway: 10 kB download by secret key', { url: file, headers: auth }));
       loads.push(await load('gateway: get the record (JSON)', { url: `${records}/${record.id}`, headers: auth }));
     } finally {
-      await server.stop();
+      await server?.stop();
+      await bare.stop();
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
