@@ -10,13 +10,13 @@
 import { Auth } from './auth/auth';
 import { SessionManager } from './auth/session-manager';
 import { Collection, type CreateOptions } from './records/collection';
-import { fileToken } from './files/files';
+import { fileToken, type FileTokenOptions } from './files/files';
 import type { FileToken } from './files/types';
 import { runBatch, type BatchOperation, type BatchResult } from './records/batch';
 import type { RecordsContext } from './records/context';
 import type { CollectionAccessor, UntypedCollections } from './records/typed';
 import { memoryStorage, type SessionStorage } from './storage';
-import { Transport, type CallOptions, type TransportOptions } from './transport';
+import { Transport, type TransportOptions } from './transport';
 
 export interface ClientOptions extends TransportOptions {
   /** Where the session is kept: memory (default), `localStorage`, or your own (e.g. cookies). */
@@ -44,7 +44,7 @@ export interface PlinthClient<C extends object = UntypedCollections> {
   /** Writes every operation or none, across collections (up to 100); see docs/records.md "Batch writes". */
   batch(operations: BatchOperation[], opts?: CreateOptions): Promise<BatchResult[]>;
   /** File tokens, for file URLs a request cannot add headers to (`<img src>`); see docs/files.md. */
-  readonly files: { token(opts?: CallOptions): Promise<FileToken> };
+  readonly files: { token(opts?: FileTokenOptions): Promise<FileToken> };
   /** Stops timers and channels (a server process or a test ends with it). */
   close(): void;
   /** @internal */
@@ -87,7 +87,7 @@ export { localStorageAdapter, memoryStorage, type SessionStorage } from './stora
 export { Collection } from './records/collection';
 export type { CreateOptions, UpdateOptions, VersionOptions } from './records/collection';
 export type { FileInput, FileInputs, FileMeta, FileToken, FileUrlOptions, UploadOptions, UploadProgress } from './files/types';
-export { filesOf } from './files/files';
+export { filesOf, type FileTokenOptions } from './files/files';
 export { ResumableUploadError, type ResumableOptions, type UploadSessionInfo } from './files/resumable';
 export type { BatchOperation, BatchResult } from './records/batch';
 export { Query } from './records/query';

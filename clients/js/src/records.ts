@@ -3,13 +3,13 @@
  * a minted user token. Browsers normally use `createClient` from `@plinth/client`.
  */
 import { Collection, type CreateOptions } from './records/collection';
-import { fileToken } from './files/files';
+import { fileToken, type FileTokenOptions } from './files/files';
 import type { FileToken } from './files/types';
 import { runBatch, type BatchOperation, type BatchResult } from './records/batch';
 import type { RecordsContext } from './records/context';
 import type { CollectionAccessor, UntypedCollections } from './records/typed';
 import type { TokenSource } from './records/types';
-import { Transport, type CallOptions, type TransportOptions } from './transport';
+import { Transport, type TransportOptions } from './transport';
 
 export interface RecordsClientOptions extends TransportOptions {
   /** The user token to send as `X-Db-User-Token` (e.g. a minted one), if any. */
@@ -22,7 +22,7 @@ export interface RecordsClient<C extends object = UntypedCollections> {
   /** Writes every operation or none, across collections (up to 100); see docs/records.md "Batch writes". */
   batch(operations: BatchOperation[], opts?: CreateOptions): Promise<BatchResult[]>;
   /** File tokens, for file URLs a request cannot add headers to (`<img src>`); see docs/files.md. */
-  readonly files: { token(opts?: CallOptions): Promise<FileToken> };
+  readonly files: { token(opts?: FileTokenOptions): Promise<FileToken> };
   /** Closes what realtime opened, if anything. */
   close(): void;
   /** @internal */
@@ -47,7 +47,7 @@ export function createRecordsClient<C extends object = UntypedCollections>(opts:
 export { Collection } from './records/collection';
 export type { CreateOptions, UpdateOptions, VersionOptions } from './records/collection';
 export type { FileInput, FileInputs, FileMeta, FileToken, FileUrlOptions, UploadOptions, UploadProgress } from './files/types';
-export { filesOf } from './files/files';
+export { filesOf, type FileTokenOptions } from './files/files';
 export { ResumableUploadError, type ResumableOptions, type UploadSessionInfo } from './files/resumable';
 export type { BatchOperation, BatchResult } from './records/batch';
 export { Query } from './records/query';

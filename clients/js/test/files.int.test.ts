@@ -77,6 +77,10 @@ describe('@plinth/client files', () => {
     expect(thumb.status).toBe(200);
     expect(await sharp(Buffer.from(await thumb.arrayBuffer())).metadata()).toMatchObject({ width: 16, height: 16 });
 
+    const short = await alice.files.token({ ttlSeconds: 30 });
+    expect(Date.parse(short.expires_at) - Date.now()).toBeLessThanOrEqual(31_000);
+    expect((await fetch(docs.fileUrl(doc, 'cover', undefined, { token: short }))).status).toBe(200);
+
     const bobs = await bob.files.token();
     const denied = await fetch(docs.fileUrl(doc, 'cover', undefined, { token: bobs }));
     expect([403, 404]).toContain(denied.status);

@@ -27,13 +27,18 @@ export function fileUrl(ctx: RecordsContext, collection: string, record: { id: s
   return url;
 }
 
+export interface FileTokenOptions extends CallOptions {
+  /** Seconds the token lives, 1 to 300 (the default). */
+  ttlSeconds?: number;
+}
+
 /** A short-lived file token for the signed-in user (or the key alone), for `fileUrl(…, { token })`. */
-export async function fileToken(ctx: RecordsContext, opts: CallOptions = {}): Promise<FileToken> {
+export async function fileToken(ctx: RecordsContext, opts: FileTokenOptions = {}): Promise<FileToken> {
   const token = await ctx.token(opts.signal);
   return ctx.transport.request<FileToken>({
     method: 'POST',
     path: '/files/token',
-    body: {},
+    body: opts.ttlSeconds === undefined ? {} : { ttl_seconds: opts.ttlSeconds },
     headers: token ? { 'X-Db-User-Token': token } : {},
     signal: opts.signal,
   });
