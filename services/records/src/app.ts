@@ -34,6 +34,8 @@ export interface RecordsFilesDeps {
   thumbnails?: Thumbnailer;
   /** Sweeps orphaned files of the projects files were stored for. */
   sweeps?: ProjectFileSweeps;
+  /** Whether a user session ended after `iat` (the user-token revocation check): file tokens issued under it stop working. */
+  isSessionRevoked?: (project: ProjectId, sid: string, iat: number) => Promise<boolean>;
 }
 
 /** `POST /v1/projects/{p}/collections`: the one endpoint that takes a form body. */
@@ -105,7 +107,12 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
     simulation: new RuleSimulation(collections, deps.policy, deps.clock, deps.store),
     authenticateUser,
     rateLimits: deps.rateLimits && createRecordsRateLimits(deps.rateLimits),
-    files: files && fileWrites && { writes: fileWrites, thumbnails: files.thumbnails ?? new Thumbnailer(files.storage), tokenSecret: files.tokenSecret },
+    files: files && fileWrites && {
+      writes: fileWrites,
+      thumbnails: files.thumbnails ?? new Thumbnailer(files.storage),
+      tokenSecret: files.tokenSecret,
+      ...(files.isSessionRevoked ? { isSessionRevoked: files.isSessionRevoked } : {}),
+    },
   });
   const subscribe: ResolveSubscription = async (call) => {
     // The authenticator reads only these two headers of a request.

@@ -15,6 +15,7 @@ import {
   type Announcements,
   type BuiltService,
   type EventBus,
+  type ProjectId,
   type ResolveSubscription,
   type SqliteDatabase,
 } from '@plinth/shared';
@@ -206,7 +207,13 @@ export async function buildRecordsService(
     },
     purgeEvents: (project) => events.purge(project),
     limits: limitsFromConfig(config),
-    files: { storage: fileStorage, tokenSecret: fileTokenSecret(config.PLINTH_INTERNAL_SECRET), sweeps },
+    files: {
+      storage: fileStorage,
+      tokenSecret: fileTokenSecret(config.PLINTH_INTERNAL_SECRET),
+      sweeps,
+      // File tokens end with the session they were asked under, as its user tokens do.
+      ...(sources.revocations ? { isSessionRevoked: (project: ProjectId, sid: string, iat: number) => sources.revocations!.isRevoked(project, sid, iat) } : {}),
+    },
     maxBatchOperations: config.PLINTH_MAX_BATCH_OPERATIONS,
     rateLimits: {
       perPublicKey: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,

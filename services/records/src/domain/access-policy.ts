@@ -9,6 +9,9 @@ export interface AuthInfo {
   claims: { [name: string]: JsonValue };
   /** Token expiry, seconds since the epoch (subscribe's expires_at). */
   exp: number;
+  /** The session the token belongs to and when it was issued (seconds), when it says: what a file token issued under it is bound to. */
+  sid?: string;
+  iat?: number;
 }
 
 /** Everything a policy may look at besides the records themselves. */

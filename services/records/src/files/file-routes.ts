@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { InvalidRequestError, NotFoundError, UnauthorizedError, requestContext, sendJson } from '@plinth/shared';
+import { InvalidRequestError, NotFoundError, UnauthorizedError, requestContext, sendJson, type ProjectId } from '@plinth/shared';
 import type { Caller } from '../operations/caller';
 import type { CollectionOperations } from '../operations/collection-operations';
 import type { RecordOperations } from '../operations/record-operations';
@@ -32,6 +32,8 @@ export interface FileRoutesDeps {
   tokenSecret: string;
   /** The caller of a request with a project key (and its user token, when sent). */
   caller: (req: Request, res: Response) => Promise<Caller>;
+  /** Whether a user session was ended (sign-out, disable, delete…) after `iat`: a file token issued under it stops working. */
+  isSessionRevoked?: (project: ProjectId, sid: string, iat: number) => Promise<boolean>;
 }
 
 /** The token's `ttl_seconds`: 1 to FILE_TOKEN_TTL_SECONDS (the default). */
@@ -52,7 +54,13 @@ export function fileRoutes(deps: FileRoutesDeps): Router {
     const auth = caller.auth;
     const issued = issueFileToken(
       deps.tokenSecret,
-      { project: caller.project, uid: auth?.uid ?? null, sid: null, ...(auth ? { user: { email: auth.email, email_verified: auth.email_verified, claims: auth.claims } } : {}) },
+      {
+        project: caller.project,
+        uid: auth?.uid ?? null,
+        sid: auth?.sid ?? null,
+        ...(auth?.iat !== undefined ? { iat: auth.iat } : {}),
+        ...(auth ? { user: { email: auth.email, email_verified: auth.email_verified, claims: auth.claims } } : {}),
+      },
       Math.floor(Date.now() / 1000),
       ttlOf(req.body),
     );
@@ -66,6 +74,9 @@ export function fileRoutes(deps: FileRoutesDeps): Router {
     if (token !== undefined) {
       const claims = typeof token === 'string' ? verifyFileToken(deps.tokenSecret, token, ctx.project) : null;
       if (!claims) throw new UnauthorizedError('The file token is invalid or has expired; ask for a new one (POST …/files/token).');
+      if (claims.sid !== null && deps.isSessionRevoked && (await deps.isSessionRevoked(ctx.project, claims.sid, claims.iat ?? 0))) {
+        throw new UnauthorizedError('The session this file token was issued to has ended (signed out, or the user was disabled or deleted).');
+      }
       const auth = claims.uid === null ? null : { uid: claims.uid, email: claims.user?.email ?? null, email_verified: claims.user?.email_verified ?? false, claims: claims.user?.claims ?? {}, exp: claims.exp };
       return { project: ctx.project, keyKind: 'public', auth };
     }

@@ -3,7 +3,8 @@
  * `?token=` in place of headers. A token names its project, the user and session it was
  * issued to (or none, for a key-only caller), and when it expires (minutes); it is an HMAC, so
  * it cannot be altered. A download with a token is judged by the record's read rule as that
- * user, and the session is checked as a user token's is, so signing out ends its tokens too.
+ * user, and the session is checked as a user token's is (its `sid`, and the `iat` of the user
+ * token it was asked with), so signing out, disabling or deleting the user ends its tokens too.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { JsonValue, ProjectId } from '@plinth/shared';
@@ -17,6 +18,8 @@ export interface FileTokenClaims {
   uid: string | null;
   /** The user's session, checked for revocation at each use. */
   sid: string | null;
+  /** When the user token it was asked with was issued (seconds): revocations are judged against it. */
+  iat?: number;
   /** Unix seconds. */
   exp: number;
   /** What the read rule may read of the user besides `uid` (`auth.email`, `auth.claims.*`), as their token said. */
@@ -41,7 +44,7 @@ function sign(secret: string, payload: string): string {
 export function issueFileToken(secret: string, claims: Omit<FileTokenClaims, 'exp'>, nowSeconds = Math.floor(Date.now() / 1000), ttl = FILE_TOKEN_TTL_SECONDS): { token: string; expires_at: string } {
   const exp = nowSeconds + ttl;
   const user = claims.user ? { a: [claims.user.email, claims.user.email_verified, claims.user.claims] } : {};
-  const payload = b64(JSON.stringify({ p: claims.project, u: claims.uid, s: claims.sid, e: exp, ...user }));
+  const payload = b64(JSON.stringify({ p: claims.project, u: claims.uid, s: claims.sid, i: claims.iat ?? 0, e: exp, ...user }));
   return { token: `${PREFIX}.${payload}.${sign(secret, payload)}`, expires_at: new Date(exp * 1000).toISOString() };
 }
 
@@ -53,7 +56,7 @@ export function verifyFileToken(secret: string, token: string, project: ProjectI
   const expected = Buffer.from(sign(secret, payload));
   const given = Buffer.from(sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
-  let raw: { p?: unknown; u?: unknown; s?: unknown; e?: unknown; a?: unknown };
+  let raw: { p?: unknown; u?: unknown; s?: unknown; i?: unknown; e?: unknown; a?: unknown };
   try {
     raw = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof raw;
   } catch {
@@ -62,7 +65,7 @@ export function verifyFileToken(secret: string, token: string, project: ProjectI
   if (raw.p !== project || typeof raw.e !== 'number' || raw.e <= nowSeconds) return null;
   const uid = typeof raw.u === 'string' ? raw.u : null;
   const sid = typeof raw.s === 'string' ? raw.s : null;
-  const claims: FileTokenClaims = { project, uid, sid, exp: raw.e };
+  const claims: FileTokenClaims = { project, uid, sid, exp: raw.e, ...(typeof raw.i === 'number' ? { iat: raw.i } : {}) };
   if (Array.isArray(raw.a) && raw.a.length === 3) {
     const [email, verified, custom] = raw.a as [unknown, unknown, unknown];
     claims.user = {

@@ -14,7 +14,7 @@ import type { RecordImport } from '../operations/record-import';
 import type { RecordOperations } from '../operations/record-operations';
 import type { RuleSimulation } from '../operations/rule-simulation';
 import type { RecordsRateLimits } from './rate-limits';
-import { FILES_PATH, fileRoutes } from '../files/file-routes';
+import { FILES_PATH, fileRoutes, type FileRoutesDeps } from '../files/file-routes';
 import { closeAfterResponse, isMultipart } from '../files/multipart-upload';
 import type { RecordFileWrites } from '../files/record-file-writes';
 import type { Thumbnailer } from '../files/thumbnails';
@@ -34,7 +34,7 @@ export interface RecordsRoutesDeps {
   /** Per-key and per-user request limits; none when absent (tests of other concerns). */
   rateLimits?: RecordsRateLimits;
   /** File fields, uploads and downloads (docs/files.md); without it records hold no files. */
-  files?: { writes: RecordFileWrites; thumbnails: Thumbnailer; tokenSecret: string };
+  files?: { writes: RecordFileWrites; thumbnails: Thumbnailer; tokenSecret: string; isSessionRevoked?: FileRoutesDeps['isSessionRevoked'] };
 }
 
 const COLLECTIONS = '/v1/projects/:project/collections';
@@ -163,7 +163,9 @@ export function recordsRoutes(deps: RecordsRoutesDeps): Router {
   });
   if (files) {
     router.use(uploadSessionRoutes({ sessions: new UploadSessions(files.writes.storage), records, collections, writes: files.writes, caller }));
-    router.use(fileRoutes({ storage: files.writes.storage, records, collections, thumbnails: files.thumbnails, tokenSecret: files.tokenSecret, caller: querying }));
+    router.use(
+      fileRoutes({ storage: files.writes.storage, records, collections, thumbnails: files.thumbnails, tokenSecret: files.tokenSecret, caller: querying, isSessionRevoked: files.isSessionRevoked }),
+    );
   }
   return router;
 }

@@ -162,6 +162,7 @@ async function toAuthInfo(payload: jwt.JwtPayload, opts: UserTokenVerifierOption
     email_verified: payload.email_verified === true,
     claims,
     exp,
+    ...(typeof sid === 'string' ? { sid, iat: typeof iat === 'number' ? iat : 0 } : {}),
   };
 }
 

@@ -149,6 +149,20 @@ describe('upload with the record', () => {
     expect((await request(t.app).get(at(`/files/photos/${id}/${name}?token=${encodeURIComponent(bobs.body.token)}`))).status).toBe(404);
     expect((await request(t.app).get(at(`/files/photos/${id}/${name}?token=ft1.forged.token`))).status).toBe(401);
   });
+
+  it('a file token ends with the session it was asked under (sign-out-all)', async () => {
+    const carol = await signUp('carol@files.example');
+    const made = await upload(carol, { owner: carol.uid, title: 'Mine' }, [['cover', photo, 'mine.png']]);
+    expect(made.status).toBe(201);
+    const url = (token: string): string => at(`/files/photos/${made.body.record.id}/${made.body.record.cover.name}?token=${encodeURIComponent(token)}`);
+    const issued = await request(t.app).post(at('/files/token')).set('Authorization', publicKey()).set('X-Db-User-Token', carol.token).send({});
+    expect((await request(t.app).get(url(issued.body.token))).status).toBe(200);
+    const out = await request(t.app).post(at('/auth/signout-all')).set('Authorization', publicKey()).set('X-Auth-User-Token', carol.token);
+    expect(out.status).toBe(200);
+    const after = await request(t.app).get(url(issued.body.token));
+    expect(after.status).toBe(401);
+    expect(after.body.message).toContain('has ended');
+  });
 });
 
 describe('rules, updates and deletes', () => {
