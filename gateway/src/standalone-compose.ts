@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { assertDiskSpace, createAnnouncementsFromConfig, createEventBusFromConfig, createMailQueueFromConfig, loadConfig, markInProcess, startTrimming, type BuiltService } from '@plinth/shared';
+import { assertDiskSpace, createAnnouncementsFromConfig, createEventBusFromConfig, createMailQueueFromConfig, createWebhookQueueFromConfig, loadConfig, markInProcess, startTrimming, type BuiltService } from '@plinth/shared';
 import { buildRecordsService, recordsConfigSchema } from '@plinth/records';
 import { authConfigSchema, buildAuthService } from '@plinth/auth';
 import { buildMailerService, mailerConfigSchema } from '@plinth/mailer';
@@ -60,6 +60,8 @@ export async function composeStandalone(
   // One event log for records (writer) and realtime (reader): SQLite in the data dir, or Redis Streams.
   const recordsConfig = loadConfig(recordsConfigSchema, serviceEnv);
   const events = createEventBusFromConfig(recordsConfig);
+  // One webhook queue: records dispatches to it and consumes it; auth adds its user events.
+  const webhookQueue = createWebhookQueueFromConfig(recordsConfig, { logger: logger.child({ service: 'webhook-queue' }), concurrency: recordsConfig.PLINTH_WEBHOOK_CONCURRENCY });
   // Several workers: the others read an event at once, instead of at their next poll.
   wakeOtherWorkersOnAppend(events);
   const stopTrimming = startTrimming(events, 60_000, (err) => logger.warn({ err }, 'event log trim failed'));
@@ -69,6 +71,7 @@ export async function composeStandalone(
     userTokens: { jwks: (project) => auth.keys.jwks(project), revocations: auth.revocations },
     events,
     announcements,
+    webhookQueue,
   });
   // Realtime resolves subscriptions through records in-process and hears auth's revocations.
   const realtime = await buildRealtimeService(loadConfig(realtimeConfigSchema, serviceEnv), logger.child({ service: 'realtime' }), {
@@ -132,6 +135,7 @@ export async function composeStandalone(
       stopTrimming();
       await events.close();
       await queue.close();
+      await webhookQueue.close();
       await announcements.close();
       await store.close();
     },

@@ -17,7 +17,10 @@ import {
   type EventBus,
   type ResolveSubscription,
   type SqliteDatabase,
+  type WebhookQueue,
 } from '@plinth/shared';
+import { buildWebhooks, type Webhooks } from './webhooks/webhooks';
+import type { Resolver } from './webhooks/webhook-http';
 import { buildRecordsApp, purgeRecords } from './app';
 import { limitsFromConfig, type RecordsConfig } from './config';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
@@ -88,6 +91,10 @@ export interface RecordsServiceOptions {
    * `${PLINTH_DATA_DIR}/announcements.db`; standalone passes the one its process shares with auth.
    */
   announcements?: Announcements;
+  /** Standalone: the webhook queue shared with auth (user events). Default: from configuration. */
+  webhookQueue?: WebhookQueue;
+  /** Webhook deliveries' name resolution (tests). */
+  webhookResolver?: Resolver;
 }
 
 /** The records service, plus its in-process subscribe entry point (standalone realtime uses it). */
@@ -110,8 +117,9 @@ export async function openRecordStore(config: RecordsConfig): Promise<RecordStor
   return SqliteRecordStore.open(path.join(config.PLINTH_DATA_DIR, 'records.db'), {
     readers: config.PLINTH_SQLITE_READERS,
     inlineQueryMs: config.PLINTH_SQLITE_INLINE_QUERY_MS,
-    // Standalone: the change events are kept in records.db, each written with its change.
-    outbox: !config.REDIS_URL,
+    // The change events are kept in records.db, each written with its change: realtime reads
+    // them standalone, webhooks always (with Redis, events are also published to its streams).
+    outbox: true,
     admission: { maxQueued: config.PLINTH_QUERY_QUEUE_LIMIT, maxWaitMs: config.PLINTH_QUERY_QUEUE_MS },
   });
 }
@@ -166,6 +174,14 @@ export async function buildRecordsService(
   const ownBus = opts.events ? null : createEventBusFromConfig(config);
   const events = opts.events ?? ownBus!;
   const stopTrimming = ownBus ? startTrimming(ownBus, 60_000, (err) => logger.warn({ err }, 'event log trim failed')) : () => {};
+  // Webhooks read the SQLite outbox; with MongoDB they wait for its outbox (docs/webhooks.md).
+  const webhooks: Webhooks | null = config.MONGO_URL
+    ? null
+    : buildWebhooks(config, logger.child({ component: 'webhooks' }), { queue: opts.webhookQueue, resolver: opts.webhookResolver });
+  // With Redis carrying events, the outbox of records.db is trimmed here (realtime trims it standalone).
+  const outboxTrimmer = !config.MONGO_URL && !(events instanceof SqliteEventBus) ? new SqliteEventBus({ file: path.join(config.PLINTH_DATA_DIR, 'records.db') }) : null;
+  const stopOutboxTrimming = outboxTrimmer ? startTrimming(outboxTrimmer, 60_000, (err) => logger.warn({ err }, 'outbox trim failed')) : () => {};
+  if (webhooks && events instanceof SqliteEventBus) events.onAppended(() => webhooks.wake());
   const { app, subscribe } = buildRecordsApp({
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
@@ -182,9 +198,10 @@ export async function buildRecordsService(
       await redis?.ping();
     },
     publish: async (event) => {
-      if (store.writesEvents) {
+      webhooks?.wake();
+      if (store.writesEvents && events instanceof SqliteEventBus) {
         // The event committed with the write (the outbox): only wake the readers.
-        if (events instanceof SqliteEventBus) events.notifyAppended();
+        events.notifyAppended();
         return;
       }
       // The write is committed: its event is retried while the log is briefly away (a Redis
@@ -208,6 +225,7 @@ export async function buildRecordsService(
     limits: limitsFromConfig(config),
     files: { storage: fileStorage, tokenSecret: fileTokenSecret(config.PLINTH_INTERNAL_SECRET), sweeps },
     maxBatchOperations: config.PLINTH_MAX_BATCH_OPERATIONS,
+    webhooks: webhooks ?? undefined,
     rateLimits: {
       perPublicKey: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
       perAnonymous: config.PLINTH_RATE_LIMIT_ANONYMOUS,
@@ -244,12 +262,16 @@ export async function buildRecordsService(
       await fileStorage.deletePrefix(fileKey(project));
       // The change events carry record data: they go too, realtime replicas or not.
       await events.purge(project);
+      await webhooks?.purge(project);
       tokens?.forget(project);
     },
     subscribe,
     stopAdmission: () => store.stopAdmission(),
     close: async () => {
       stopTrimming();
+      stopOutboxTrimming();
+      await webhooks?.close();
+      await outboxTrimmer?.close();
       await ownBus?.close();
       await ownAnnouncements?.close();
       sweeps.stop();
