@@ -58,6 +58,7 @@ CREATE TABLE IF NOT EXISTS ${table} (
   finished_at   INTEGER
 );
 CREATE INDEX IF NOT EXISTS ${table}_due ON ${table} (state, run_at);
+CREATE INDEX IF NOT EXISTS ${table}_lease ON ${table} (state, lease_until);
 CREATE INDEX IF NOT EXISTS ${table}_failed ON ${table} (project, state, failed_at);
 CREATE INDEX IF NOT EXISTS ${table}_finished ON ${table} (state, finished_at);
 `;
@@ -140,11 +141,14 @@ export class EmbeddedJobQueue<J extends QueueJob> implements JobQueue<J> {
          ON CONFLICT (id) DO NOTHING`,
       ),
       claim: this.db.prepare(
+        // Two index lookups, never a scan: a lapsed lease first, else the longest-due waiting job
+        // (one OR over both made SQLite sort every row: 2 ms a claim with 1,000 retrying jobs).
         `UPDATE ${t} SET state = 'active', lease_until = @leaseUntil, claim = @claim
-         WHERE id = (SELECT id FROM ${t}
-                     WHERE ((state = 'waiting' AND run_at <= @now) OR (state = 'active' AND lease_until <= @now))
-                       AND id NOT IN (SELECT value FROM json_each(@skip))
-                     ORDER BY run_at, rowid LIMIT 1)
+         WHERE id = coalesce(
+           (SELECT id FROM ${t} WHERE state = 'active' AND lease_until <= @now
+              AND id NOT IN (SELECT value FROM json_each(@skip)) ORDER BY lease_until LIMIT 1),
+           (SELECT id FROM ${t} WHERE state = 'waiting' AND run_at <= @now
+              AND id NOT IN (SELECT value FROM json_each(@skip)) ORDER BY run_at, rowid LIMIT 1))
          RETURNING id, job, attempts_made, max_attempts, backoff_ms, claim`,
       ),
       renew: this.db.prepare(

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { type ProjectId, type SqliteDatabase, type WebhookEventType } from '@plinth/shared';
 import type { DeliveryStatus, StoredWebhook, WebhookChanges, WebhookDelivery, WebhookStore } from './webhook-store';
 
@@ -69,13 +70,22 @@ const toHook = (r: HookRow): StoredWebhook => ({
 
 /** WebhookStore in SQLite: the tables live in records.db, beside the outbox the dispatcher reads. */
 export class SqliteWebhookStore implements WebhookStore {
+  private readonly statements = new Map<string, Statement>();
+
   /** `db`: a connection to records.db (the caller owns it). */
   constructor(private readonly db: SqliteDatabase) {
     this.db.exec(SCHEMA);
   }
 
+  /** The statement of `sql`, prepared once. */
+  private prepare(sql: string): Statement {
+    let s = this.statements.get(sql);
+    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
   insert(h: StoredWebhook): void {
-    this.db
+    this
       .prepare(
         `INSERT INTO webhooks (project, id, url, events, collections, secret, enabled, disabled_reason, consecutive_failures, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -84,15 +94,15 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   list(project: ProjectId): StoredWebhook[] {
-    return (this.db.prepare('SELECT * FROM webhooks WHERE project = ? ORDER BY created_at, id').all(project) as HookRow[]).map(toHook);
+    return (this.prepare('SELECT * FROM webhooks WHERE project = ? ORDER BY created_at, id').all(project) as HookRow[]).map(toHook);
   }
 
   count(project: ProjectId): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM webhooks WHERE project = ?').get(project) as { n: number }).n;
+    return (this.prepare('SELECT COUNT(*) AS n FROM webhooks WHERE project = ?').get(project) as { n: number }).n;
   }
 
   get(project: ProjectId, id: string): StoredWebhook | null {
-    const row = this.db.prepare('SELECT * FROM webhooks WHERE project = ? AND id = ?').get(project, id) as HookRow | undefined;
+    const row = this.prepare('SELECT * FROM webhooks WHERE project = ? AND id = ?').get(project, id) as HookRow | undefined;
     return row ? toHook(row) : null;
   }
 
@@ -102,7 +112,7 @@ export class SqliteWebhookStore implements WebhookStore {
       if (!current) return null;
       const enabled = c.enabled ?? current.enabled;
       const reenabled = c.enabled === true && !current.enabled;
-      this.db
+      this
         .prepare(
           `UPDATE webhooks SET url = ?, events = ?, collections = ?, enabled = ?, disabled_reason = ?, consecutive_failures = ?, updated_at = ?
            WHERE project = ? AND id = ?`,
@@ -124,13 +134,13 @@ export class SqliteWebhookStore implements WebhookStore {
 
   delete(project: ProjectId, id: string): boolean {
     return this.db.transaction(() => {
-      this.db.prepare('DELETE FROM webhook_deliveries WHERE project = ? AND webhook = ?').run(project, id);
-      return this.db.prepare('DELETE FROM webhooks WHERE project = ? AND id = ?').run(project, id).changes > 0;
+      this.prepare('DELETE FROM webhook_deliveries WHERE project = ? AND webhook = ?').run(project, id);
+      return this.prepare('DELETE FROM webhooks WHERE project = ? AND id = ?').run(project, id).changes > 0;
     })();
   }
 
   addDelivery(project: ProjectId, d: Pick<WebhookDelivery, 'id' | 'webhook' | 'event_id' | 'event_type'>, now: string): void {
-    this.db
+    this
       .prepare(
         `INSERT INTO webhook_deliveries (project, id, webhook, event_id, event_type, status, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (project, id) DO NOTHING`,
@@ -141,7 +151,7 @@ export class SqliteWebhookStore implements WebhookStore {
   listDeliveries(project: ProjectId, webhook: string, opts: { status?: DeliveryStatus; limit: number }): WebhookDelivery[] {
     const byStatus = opts.status ? 'AND status = ?' : '';
     const args: unknown[] = [project, webhook, ...(opts.status ? [opts.status] : []), opts.limit];
-    return this.db
+    return this
       .prepare(
         `SELECT id, webhook, event_id, event_type, status, attempts, last_status, last_error, created_at, updated_at FROM webhook_deliveries
          WHERE project = ? AND webhook = ? ${byStatus} ORDER BY created_at DESC, rowid DESC LIMIT ?`,
@@ -151,26 +161,26 @@ export class SqliteWebhookStore implements WebhookStore {
 
   getDelivery(project: ProjectId, id: string): WebhookDelivery | null {
     return (
-      (this.db
+      (this
         .prepare('SELECT id, webhook, event_id, event_type, status, attempts, last_status, last_error, created_at, updated_at FROM webhook_deliveries WHERE project = ? AND id = ?')
         .get(project, id) as WebhookDelivery | undefined) ?? null
     );
   }
 
   setStatus(project: ProjectId, id: string, status: DeliveryStatus, now: string): void {
-    this.db.prepare('UPDATE webhook_deliveries SET status = ?, updated_at = ? WHERE project = ? AND id = ?').run(status, now, project, id);
+    this.prepare('UPDATE webhook_deliveries SET status = ?, updated_at = ? WHERE project = ? AND id = ?').run(status, now, project, id);
   }
 
   recordAttempt(project: ProjectId, id: string, o: { status: DeliveryStatus; last_status: number | null; last_error: string | null }, now: string): void {
     this.db.transaction(() => {
-      const row = this.db
+      const row = this
         .prepare(
           `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, last_status = ?, last_error = ?, updated_at = ?
            WHERE project = ? AND id = ? RETURNING webhook`,
         )
         .get(o.status, o.last_status, o.last_error, now, project, id) as { webhook: string } | undefined;
       if (row && o.status === 'delivered') {
-        this.db.prepare('UPDATE webhooks SET consecutive_failures = 0 WHERE project = ? AND id = ? AND consecutive_failures > 0').run(project, row.webhook);
+        this.prepare('UPDATE webhooks SET consecutive_failures = 0 WHERE project = ? AND id = ? AND consecutive_failures > 0').run(project, row.webhook);
       }
     })();
   }
@@ -178,7 +188,7 @@ export class SqliteWebhookStore implements WebhookStore {
   countFailure(project: ProjectId, webhook: string, disableAfter: number, now: string): boolean {
     const before = this.get(project, webhook);
     if (!before) return false;
-    const row = this.db
+    const row = this
       .prepare(
         `UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
            enabled = CASE WHEN consecutive_failures + 1 >= ? THEN 0 ELSE enabled END,
@@ -192,13 +202,13 @@ export class SqliteWebhookStore implements WebhookStore {
 
   purgeProject(project: ProjectId): void {
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM webhook_deliveries WHERE project = ?').run(project);
-      this.db.prepare('DELETE FROM webhooks WHERE project = ?').run(project);
+      this.prepare('DELETE FROM webhook_deliveries WHERE project = ?').run(project);
+      this.prepare('DELETE FROM webhooks WHERE project = ?').run(project);
     })();
   }
 
   acquireLease(name: string, holder: string, now: number, ttlMs: number): boolean {
-    const row = this.db
+    const row = this
       .prepare(
         `INSERT INTO webhook_leases (name, holder, until) VALUES (?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
@@ -210,7 +220,7 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   pruneDelivered(before: string, limit: number): number {
-    return this.db
+    return this
       .prepare(`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE status = 'delivered' AND updated_at < ? LIMIT ?)`)
       .run(before, limit).changes;
   }
