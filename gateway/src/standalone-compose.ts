@@ -56,12 +56,12 @@ export async function composeStandalone(
   // One bus of project deletions and key changes for the process: every worker over the data dir
   // (or every process on REDIS_URL) hears what another one purged or rotated.
   const announcements = await createAnnouncementsFromConfig(authConfig, logger);
-  const auth = await buildAuthService(authConfig, logger.child({ service: 'auth' }), { logRequests, outbox: queue, announcements });
-  // One event log for records (writer) and realtime (reader): SQLite in the data dir, or Redis Streams.
   const recordsConfig = loadConfig(recordsConfigSchema, serviceEnv);
-  const events = createEventBusFromConfig(recordsConfig);
   // One webhook queue: records dispatches to it and consumes it; auth adds its user events.
-  const webhookQueue = createWebhookQueueFromConfig(recordsConfig, { logger: logger.child({ service: 'webhook-queue' }), concurrency: recordsConfig.PLINTH_WEBHOOK_CONCURRENCY });
+  const webhookQueue = createWebhookQueueFromConfig(authConfig, { logger: logger.child({ service: 'webhook-queue' }), concurrency: recordsConfig.PLINTH_WEBHOOK_CONCURRENCY });
+  const auth = await buildAuthService(authConfig, logger.child({ service: 'auth' }), { logRequests, outbox: queue, announcements, webhookQueue });
+  // One event log for records (writer) and realtime (reader): SQLite in the data dir, or Redis Streams.
+  const events = createEventBusFromConfig(recordsConfig);
   // Several workers: the others read an event at once, instead of at their next poll.
   wakeOtherWorkersOnAppend(events);
   const stopTrimming = startTrimming(events, 60_000, (err) => logger.warn({ err }, 'event log trim failed'));
