@@ -72,6 +72,7 @@ export async function composeStandalone(
     events,
     announcements,
     webhookQueue,
+    mailQueue: queue,
   });
   // Realtime resolves subscriptions through records in-process and hears auth's revocations.
   const realtime = await buildRealtimeService(loadConfig(realtimeConfigSchema, serviceEnv), logger.child({ service: 'realtime' }), {

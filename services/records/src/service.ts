@@ -17,6 +17,7 @@ import {
   type EventBus,
   type ResolveSubscription,
   type SqliteDatabase,
+  type MailQueue,
   type WebhookQueue,
 } from '@plinth/shared';
 import { buildWebhooks, type Webhooks } from './webhooks/webhooks';
@@ -95,6 +96,8 @@ export interface RecordsServiceOptions {
   webhookQueue?: WebhookQueue;
   /** Webhook deliveries' name resolution (tests). */
   webhookResolver?: Resolver;
+  /** Standalone: the mail queue, for the operator's mail when a webhook is disabled. */
+  mailQueue?: MailQueue;
 }
 
 /** The records service, plus its in-process subscribe entry point (standalone realtime uses it). */
@@ -177,7 +180,7 @@ export async function buildRecordsService(
   // Webhooks read the SQLite outbox; with MongoDB they wait for its outbox (docs/webhooks.md).
   const webhooks: Webhooks | null = config.MONGO_URL
     ? null
-    : buildWebhooks(config, logger.child({ component: 'webhooks' }), { queue: opts.webhookQueue, resolver: opts.webhookResolver });
+    : buildWebhooks(config, logger.child({ component: 'webhooks' }), { queue: opts.webhookQueue, resolver: opts.webhookResolver, mailQueue: opts.mailQueue });
   // With Redis carrying events, the outbox of records.db is trimmed here (realtime trims it standalone).
   const outboxTrimmer = !config.MONGO_URL && !(events instanceof SqliteEventBus) ? new SqliteEventBus({ file: path.join(config.PLINTH_DATA_DIR, 'records.db') }) : null;
   const stopOutboxTrimming = outboxTrimmer ? startTrimming(outboxTrimmer, 60_000, (err) => logger.warn({ err }, 'outbox trim failed')) : () => {};

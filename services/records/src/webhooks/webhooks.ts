@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
-import { createWebhookQueueFromConfig, openSqlite, type ProjectId, type WebhookQueue } from '@plinth/shared';
+import { createMailQueueFromConfig, createWebhookQueueFromConfig, newId, openSqlite, type MailQueue, type ProjectId, type WebhookQueue } from '@plinth/shared';
 import { sqliteChangeSource } from './change-event-source';
 import { WebhookAdmin } from './webhook-admin';
 import { webhookJobHandler } from './webhook-delivery';
@@ -30,8 +30,11 @@ export interface WebhooksOptions {
   queue?: WebhookQueue;
   /** Name resolution for deliveries (tests). */
   resolver?: Resolver;
-  /** Told when a webhook was disabled for its failures. */
-  onDisabled?: (project: ProjectId, webhook: string, url: string) => void;
+  /**
+   * Where the operator's mail goes when a webhook is disabled (PLINTH_OPERATOR_EMAIL). Standalone
+   * passes the mail queue it shares with auth and the mailer; default: one from configuration.
+   */
+  mailQueue?: MailQueue;
   /** Consume the queue and dispatch (default true). */
   consume?: boolean;
 }
@@ -47,6 +50,16 @@ export function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_SECRET:
   const queue = opts.queue ?? ownQueue!;
   const secrets = new WebhookSecrets(config.PLINTH_WEBHOOK_KEY ?? config.PLINTH_INTERNAL_SECRET);
   const policy = new TargetPolicy(config.PLINTH_WEBHOOK_ALLOW_HOSTS);
+  const operator = config.PLINTH_OPERATOR_EMAIL;
+  const ownMail = operator && !opts.mailQueue ? createMailQueueFromConfig(config, { logger }) : null;
+  const mail = opts.mailQueue ?? ownMail;
+  /** The mailer sends the operator a `webhook-disabled` mail. */
+  const onDisabled = (project: ProjectId, webhook: string, url: string) => {
+    if (!operator || !mail) return;
+    mail
+      .enqueue({ id: newId('mail_'), project, kind: 'webhook-disabled', to: operator, data: { webhook_id: webhook, url }, created_at: new Date().toISOString() })
+      .catch((err: unknown) => logger.error({ err, project, webhook }, 'operator mail about a disabled webhook not enqueued'));
+  };
   const admin = new WebhookAdmin(store, queue, secrets, policy);
   const dispatcher = new WebhookDispatcher({
     source: sqliteChangeSource(db, WEBHOOK_OUTBOX_CONSUMER),
@@ -67,7 +80,7 @@ export function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_SECRET:
         timeoutMs: config.PLINTH_WEBHOOK_TIMEOUT_MS,
         disableAfter: config.PLINTH_WEBHOOK_DISABLE_AFTER,
         resolver: opts.resolver,
-        onDisabled: opts.onDisabled,
+        onDisabled,
       }),
     );
     dispatcher.start();
@@ -84,6 +97,7 @@ export function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_SECRET:
       await dispatcher.stop();
       if (ownQueue) await ownQueue.close();
       else if (consume) await queue.stop();
+      await ownMail?.close();
       db.close();
     },
   };

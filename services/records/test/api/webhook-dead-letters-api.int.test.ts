@@ -44,6 +44,7 @@ beforeAll(async () => {
       PLINTH_WEBHOOK_DISPATCH_MS: '20',
       PLINTH_WEBHOOK_POLL_MS: '10',
       PLINTH_WEBHOOK_DISABLE_AFTER: '3',
+      PLINTH_OPERATOR_EMAIL: 'ops@example.com',
     },
   });
   api = client(t);
@@ -76,13 +77,20 @@ it('a delivery refused on every attempt is listed dead; replay delivers it with 
   await api.delete(`/webhooks/${hook.id}`).expect(200);
 });
 
-it('three dead deliveries in a row disable the webhook; it takes no new events until enabled again', async () => {
+it('three dead deliveries in a row disable the webhook and mail the operator; it takes no new events until enabled again', async () => {
   const hook = (await api.post('/webhooks', { url: r.url, events: ['record.created'], collections: ['dl_runs'] }).expect(201)).body.webhook;
   r.answer(503);
   for (let i = 0; i < 3; i++) await api.post('/collections/dl_runs/records', { data: { n: i } }).expect(201);
   const disabled = await poll(async () => (await api.get(`/webhooks/${hook.id}`).expect(200)).body.webhook, (h) => h.enabled === false);
   expect(disabled).toMatchObject({ enabled: false, disabled_reason: 'consecutive_failures', consecutive_failures: 3 });
   expect(await deliveries(hook.id, '?status=dead')).toHaveLength(3);
+  const [notice] = await poll(
+    async () => (await api.get('/mailbox?to=ops@example.com').expect(200)).body.messages as Array<{ kind: string; subject: string; text: string }>,
+    (ms) => ms.length > 0,
+  );
+  expect(notice).toMatchObject({ kind: 'webhook-disabled', subject: expect.stringContaining(t.project.id) });
+  expect(notice!.text).toContain(hook.id);
+  expect(notice!.text).toContain(r.url);
   r.answer(200);
   await api.post('/collections/dl_runs/records', { data: { n: 99 } }).expect(201);
   const dead = await deliveries(hook.id, '?status=dead');
