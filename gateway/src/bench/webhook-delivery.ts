@@ -10,9 +10,12 @@ import { runEntry } from './processes';
  * webhook on `record.created` to a receiver on this machine answering 200 at once. N records are
  * written in batches of 100; the clock runs from the first write until the receiver has every
  * event: the outbox read, the fan-out to the queue, the signing and the POSTs, end to end.
+ * BENCH_WEBHOOK_EVENTS (default 5000) and BENCH_WEBHOOK_CONCURRENCY (default 8) set the run.
  */
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
 const PROJECT = 'bench-webhooks';
+/** Deliveries in flight at once (PLINTH_WEBHOOK_CONCURRENCY). */
+const CONCURRENCY = Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 8);
 
 async function call(url: string, key: string, method: string, route: string, body?: unknown): Promise<{ [k: string]: unknown }> {
   const res = await fetch(`${url}${route}`, {
@@ -35,6 +38,7 @@ export async function benchWebhookDelivery(): Promise<string> {
       PLINTH_WORKERS: '1',
       PLINTH_RATE_LIMIT_SECRET_KEY: '1000000000',
       PLINTH_WEBHOOK_ALLOW_HOSTS: '127.0.0.2',
+      PLINTH_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
     });
     try {
       const { keys } = (await call(server.url, adminKey, 'POST', '/v1/admin/projects', { id: PROJECT })) as { keys: { secret: string } };
@@ -51,7 +55,7 @@ export async function benchWebhookDelivery(): Promise<string> {
       const total = Number(process.hrtime.bigint() - started) / 1e6;
       const distinct = new Set(receiver.received.map((r) => r.headers['webhook-id'])).size;
       return [
-        `## Webhooks: ${EVENTS} record.created events delivered to a local receiver (standalone ×1, SQLite outbox, embedded queue, default concurrency 8)`,
+        `## Webhooks: ${EVENTS} record.created events delivered to a local receiver (standalone ×1, SQLite outbox, embedded queue, concurrency ${CONCURRENCY})`,
         '',
         '| step | ms | events/s |',
         '|---|---:|---:|',
