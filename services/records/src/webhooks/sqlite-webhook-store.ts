@@ -68,11 +68,14 @@ const toHook = (r: HookRow): StoredWebhook => ({
   updated_at: r.updated_at,
 });
 
-/** WebhookStore in SQLite: the tables live in records.db, beside the outbox the dispatcher reads. */
+/**
+ * WebhookStore in SQLite: `${PLINTH_DATA_DIR}/webhooks.db`, a file of its own so a storm of
+ * failing deliveries never holds the write lock record writes wait for.
+ */
 export class SqliteWebhookStore implements WebhookStore {
   private readonly statements = new Map<string, Statement>();
 
-  /** `db`: a connection to records.db (the caller owns it). */
+  /** `db`: a connection to webhooks.db (the caller owns it). */
   constructor(private readonly db: SqliteDatabase) {
     this.db.exec(SCHEMA);
   }

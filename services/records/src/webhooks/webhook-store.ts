@@ -45,7 +45,7 @@ export interface WebhookChanges {
 }
 
 /**
- * Webhooks and their deliveries (records.db). Every method is scoped by project; a webhook of
+ * Webhooks and their deliveries (webhooks.db). Every method is scoped by project; a webhook of
  * another project is never returned, changed or deleted.
  */
 export interface WebhookStore {

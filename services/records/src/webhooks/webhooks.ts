@@ -44,8 +44,10 @@ export interface WebhooksOptions {
  * the dispatcher (outbox → queue, one replica at a time by lease) and the queue's consumer.
  */
 export function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_SECRET: string }, logger: Logger, opts: WebhooksOptions = {}): Webhooks {
+  // The outbox (and its cursor) is in records.db; webhooks, deliveries and the lease in webhooks.db.
   const db = openSqlite(path.join(config.PLINTH_DATA_DIR, 'records.db'));
-  const store = new SqliteWebhookStore(db);
+  const hooksDb = openSqlite(path.join(config.PLINTH_DATA_DIR, 'webhooks.db'));
+  const store = new SqliteWebhookStore(hooksDb);
   const ownQueue = opts.queue ? null : createWebhookQueueFromConfig(config, { logger, concurrency: config.PLINTH_WEBHOOK_CONCURRENCY });
   const queue = opts.queue ?? ownQueue!;
   const secrets = new WebhookSecrets(config.PLINTH_WEBHOOK_KEY ?? config.PLINTH_INTERNAL_SECRET);
@@ -99,6 +101,7 @@ export function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_SECRET:
       else if (consume) await queue.stop();
       await ownMail?.close();
       db.close();
+      hooksDb.close();
     },
   };
 }
