@@ -116,13 +116,15 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     users = new SqliteUserStore(embeddedDb());
   }
   closers.push(() => users.close());
+  // User events for webhooks (docs/webhooks.md). On MongoDB, records has no webhooks yet (they
+  // need its SQLite outbox): nothing would consume the jobs, so none are made.
   let webhookQueue = opts.webhookQueue;
-  if (!webhookQueue) {
+  if (!webhookQueue && !config.MONGO_URL) {
     const own = createWebhookQueueFromConfig(config, { logger });
     closers.push(() => own.close());
     webhookQueue = own;
   }
-  users = withUserWebhookEvents(users, webhookQueue, logger);
+  if (webhookQueue) users = withUserWebhookEvents(users, webhookQueue, logger);
 
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'auth') : null;
   const sessions: SessionStore = redis

@@ -5,6 +5,9 @@ import type { ChangeEventSource } from './change-event-source';
 import { recordWebhookEvent } from './webhook-events';
 import type { StoredWebhook, WebhookStore } from './webhook-store';
 
+/** How long delivered deliveries stay listed (dead ones stay until replayed or the webhook goes). */
+export const DELIVERED_KEPT_MS = 7 * 24 * 3600 * 1000;
+
 /** Does the webhook want this event? */
 export function wants(hook: StoredWebhook, event: WebhookEvent): boolean {
   if (!hook.enabled || !hook.events.includes(event.type)) return false;
@@ -50,6 +53,7 @@ export interface DispatcherOptions {
 export class WebhookDispatcher {
   private readonly holder = randomBytes(9).toString('base64url');
   private running = false;
+  private lastPrune = 0;
   private stopping = false;
   private loop: Promise<void> | null = null;
   private wakeUp: (() => void) | null = null;
@@ -103,11 +107,20 @@ export class WebhookDispatcher {
     }
   }
 
+  /** Once a minute: delivered deliveries older than DELIVERED_KEPT_MS go, 1,000 at a time. */
+  private pruneDelivered(now = Date.now()): void {
+    if (now - this.lastPrune < 60_000) return;
+    this.lastPrune = now;
+    const before = new Date(now - DELIVERED_KEPT_MS).toISOString();
+    while (this.running && this.opts.store.pruneDelivered(before, 1000) === 1000);
+  }
+
   private async run(): Promise<void> {
     while (this.running) {
       this.woken = false;
       try {
         await this.dispatchOnce();
+        this.pruneDelivered();
       } catch (err) {
         this.opts.logger.warn({ err }, 'webhook dispatch failed; retried at the next poll');
       }

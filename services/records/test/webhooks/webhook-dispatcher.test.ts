@@ -84,3 +84,14 @@ it('a dispatcher that dies before moving its cursor: the next enqueues the same 
   expect(s.store.listDeliveries(project, 'wh_a', { limit: 200 })).toHaveLength(10);
   await s.close();
 });
+
+it('delivered deliveries are pruned after the retention, dead ones are kept', async () => {
+  const s = setup();
+  const old = new Date(Date.now() - 8 * 24 * 3600 * 1000).toISOString();
+  for (const id of ['d_1', 'd_2']) s.store.addDelivery(project, { id, webhook: 'wh_a', event_id: `evt_${id}`, event_type: 'record.created' }, old);
+  s.store.recordAttempt(project, 'd_1', { status: 'delivered', last_status: 200, last_error: null }, old);
+  s.store.recordAttempt(project, 'd_2', { status: 'dead', last_status: 500, last_error: 'receiver answered 500' }, old);
+  expect(s.store.pruneDelivered(new Date(Date.now() - 7 * 24 * 3600 * 1000).toISOString(), 1000)).toBe(1);
+  expect(s.store.listDeliveries(project, 'wh_a', { limit: 10 }).map((d) => [d.id, d.status])).toEqual([['d_2', 'dead']]);
+  await s.close();
+});
