@@ -6,6 +6,7 @@
  *
  * Retry timing is scaled down: a 20 ms backoff base stands for the default 5 s (×250).
  */
+import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { startWebhookReceiver, type WebhookReceiver } from '@plinth/gateway/testing/webhook-receiver';
@@ -71,6 +72,11 @@ it('registers with the secret key: 201 with the signing secret once; lists, read
   expect(res.status).toBe(201);
   expect(res.body.webhook).toMatchObject({ id: expect.stringMatching(/^wh_/), url: r.url, events: ['record.created', 'record.deleted'], secret: expect.stringMatching(/^whsec_/) });
   const id = res.body.webhook.id;
+  // Another project's secret key sees none of it.
+  const other = await t.createProject();
+  const asOther = (path: string) => request(t.app).get(`/v1/projects/${other.id}${path}`).set('Authorization', `Bearer ${other.secretKey}`);
+  expect((await asOther('/webhooks').expect(200)).body.webhooks).toEqual([]);
+  await asOther(`/webhooks/${id}`).expect(404);
   const listed = (await api.get('/webhooks').expect(200)).body.webhooks;
   expect(listed).toEqual(expect.arrayContaining([expect.objectContaining({ id, url: r.url, enabled: true, collections: ['wh_other'] })]));
   expect(JSON.stringify(listed)).not.toContain('whsec_');
