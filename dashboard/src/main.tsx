@@ -11,6 +11,7 @@ import { Records } from './screens/records';
 import { Simulator } from './screens/simulator';
 import { Users } from './screens/users';
 import { Mail } from './screens/mail';
+import { Webhooks } from './screens/webhooks';
 import { Live } from './screens/live';
 
 /** Hash routes: #/projects, #/p/{project}/{screen}[/{collection}]. */
@@ -31,6 +32,7 @@ const SCREENS = [
   ['simulator', 'Rule simulator'],
   ['users', 'Users'],
   ['mail', 'Mail'],
+  ['webhooks', 'Webhooks'],
   ['live', 'Live'],
 ] as const;
 
@@ -128,6 +130,7 @@ function App() {
         {project && screen === 'simulator' && <Simulator project={project} />}
         {project && screen === 'users' && <Users project={project} />}
         {project && screen === 'mail' && <Mail project={project} />}
+        {project && screen === 'webhooks' && <Webhooks project={project} />}
         {project && screen === 'live' && <Live project={project} />}
       </main>
     </div>

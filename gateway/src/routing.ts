@@ -34,6 +34,7 @@ export const ROUTES: readonly RouteRule[] = [
   // File downloads: an <img src> sends no header, so a file token (?token=) stands in for the key.
   { service: 'records', pattern: /^\/files\/[^/]+\/[^/]+\/[^/]+$/, auth: 'key-or-token', methods: ['GET', 'HEAD'] },
   { service: 'records', pattern: /^\/files\/token$/, auth: 'key', methods: ['POST'] },
+  { service: 'records', pattern: /^\/webhooks(\/|$)/, auth: 'key' },
   { service: 'auth', pattern: /^\/auth(\/|$)/, auth: 'key' },
   { service: 'auth', pattern: /^\/settings\/auth$/, auth: 'key' },
   { service: 'mailer', pattern: /^\/mailbox$/, auth: 'key' },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { assertDiskSpace, createAnnouncementsFromConfig, createEventBusFromConfig, createMailQueueFromConfig, loadConfig, markInProcess, startTrimming, type BuiltService } from '@plinth/shared';
+import { assertDiskSpace, createAnnouncementsFromConfig, createEventBusFromConfig, createMailQueueFromConfig, createWebhookQueueFromConfig, loadConfig, markInProcess, startTrimming, type BuiltService } from '@plinth/shared';
 import { buildRecordsService, recordsConfigSchema } from '@plinth/records';
 import { authConfigSchema, buildAuthService } from '@plinth/auth';
 import { buildMailerService, mailerConfigSchema } from '@plinth/mailer';
@@ -56,9 +56,11 @@ export async function composeStandalone(
   // One bus of project deletions and key changes for the process: every worker over the data dir
   // (or every process on REDIS_URL) hears what another one purged or rotated.
   const announcements = await createAnnouncementsFromConfig(authConfig, logger);
-  const auth = await buildAuthService(authConfig, logger.child({ service: 'auth' }), { logRequests, outbox: queue, announcements });
-  // One event log for records (writer) and realtime (reader): SQLite in the data dir, or Redis Streams.
   const recordsConfig = loadConfig(recordsConfigSchema, serviceEnv);
+  // One webhook queue: records dispatches to it and consumes it; auth adds its user events.
+  const webhookQueue = createWebhookQueueFromConfig(authConfig, { logger: logger.child({ service: 'webhook-queue' }), concurrency: recordsConfig.PLINTH_WEBHOOK_CONCURRENCY });
+  const auth = await buildAuthService(authConfig, logger.child({ service: 'auth' }), { logRequests, outbox: queue, announcements, webhookQueue });
+  // One event log for records (writer) and realtime (reader): SQLite in the data dir, or Redis Streams.
   const events = createEventBusFromConfig(recordsConfig);
   // Several workers: the others read an event at once, instead of at their next poll.
   wakeOtherWorkersOnAppend(events);
@@ -69,6 +71,8 @@ export async function composeStandalone(
     userTokens: { jwks: (project) => auth.keys.jwks(project), revocations: auth.revocations },
     events,
     announcements,
+    webhookQueue,
+    mailQueue: queue,
   });
   // Realtime resolves subscriptions through records in-process and hears auth's revocations.
   const realtime = await buildRealtimeService(loadConfig(realtimeConfigSchema, serviceEnv), logger.child({ service: 'realtime' }), {
@@ -132,6 +136,7 @@ export async function composeStandalone(
       stopTrimming();
       await events.close();
       await queue.close();
+      await webhookQueue.close();
       await announcements.close();
       await store.close();
     },

@@ -23,6 +23,7 @@ export * from './sqlite-cleanup';
 export * from './data-version';
 export * from './internal-client';
 export * from './mail-queue';
+export * from './webhook-queue';
 export * from './revocation';
 export * from './rate-limit';
 export * from './redis';

@@ -14,6 +14,12 @@ import { ROOT, runDoc, type DocTarget } from './doc-runner';
 /** Fast bcrypt and a quick mail poll: docs read the dev mailbox right after asking for a mail. */
 const SERVER_ENV = { PLINTH_BCRYPT_COST: '4', PLINTH_MAIL_POLL_MS: '100' };
 
+/** What a doc asks its reader to start Plinth with (said in the doc itself). */
+const DOC_SERVER_ENV: { [doc: string]: { [name: string]: string } } = {
+  // A receiver on this machine, and retries short enough to see a dead letter.
+  'docs/webhooks.md': { PLINTH_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', PLINTH_WEBHOOK_BACKOFF_MS: '50', PLINTH_WEBHOOK_RETRY_WINDOW_MS: '400', PLINTH_WEBHOOK_DISPATCH_MS: '100', PLINTH_WEBHOOK_POLL_MS: '50' },
+};
+
 const DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 
 async function withServer<T>(doc: string, fn: (target: DocTarget) => Promise<T>): Promise<T> {
@@ -22,7 +28,7 @@ async function withServer<T>(doc: string, fn: (target: DocTarget) => Promise<T>)
   // docs/auth.md signs in with providers running on this machine, on a server of known address.
   const providers = doc === 'docs/auth.md' ? await providersForDocs() : null;
   try {
-    s = await startStandalone(dataDir, { ...SERVER_ENV, ...providers?.serverEnv });
+    s = await startStandalone(dataDir, { ...SERVER_ENV, ...DOC_SERVER_ENV[doc], ...providers?.serverEnv });
     const env = await providers?.docEnv();
     return await fn({ url: providers?.publicUrl ?? s.url, publicKey: s.publicKey, secretKey: s.secretKey, operatorKey: s.operatorKey, dataDir, env });
   } finally {

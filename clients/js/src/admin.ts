@@ -1,11 +1,12 @@
 /**
  * `@plinth/client/admin`: helpers for the **secret key** — servers only, never a browser.
- * Mint user tokens, manage the user pool, collections and Auth settings.
+ * Mint user tokens, manage the user pool, collections, Auth settings and webhooks.
  */
 import type { MfaFactor } from './auth/mfa';
 import type { User } from './auth/types';
 import { Transport, type CallOptions, type TransportOptions } from './transport';
 import type { AuthSettings, FieldDefinition, JsonValue } from '@plinth/protocol';
+import { webhooksAdmin, type WebhooksAdmin } from './webhooks';
 
 export interface AdminClientOptions extends Omit<TransportOptions, 'key'> {
   /** The project's secret key (`sk_…`). */
@@ -96,6 +97,8 @@ export interface AdminClient {
     get(opts?: CallOptions): Promise<AuthSettings>;
     update(change: Partial<AuthSettings>, opts?: CallOptions): Promise<AuthSettings>;
   };
+  /** Signed webhooks (docs/webhooks.md). */
+  webhooks: WebhooksAdmin;
 }
 
 export function createAdminClient(opts: AdminClientOptions): AdminClient {
@@ -128,8 +131,10 @@ export function createAdminClient(opts: AdminClientOptions): AdminClient {
       get: (o = {}) => t.request<AuthSettings>({ method: 'GET', path: '/settings/auth', signal: o.signal }),
       update: (change, o = {}) => t.request<AuthSettings>({ method: 'PATCH', path: '/settings/auth', body: change, signal: o.signal }),
     },
+    webhooks: webhooksAdmin(t),
   };
 }
 
 export { ConflictError, PlinthError } from './errors';
 export type { User } from './auth/types';
+export type { NewWebhook, WebhookDelivery, WebhookEventType, WebhookInfo, WebhooksAdmin } from './webhooks';

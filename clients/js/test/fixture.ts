@@ -15,7 +15,17 @@ export interface SdkFixture {
 }
 
 export async function startSdkFixture(authSettings: Record<string, unknown> = {}): Promise<SdkFixture> {
-  const t = await startTestPlinth({ env: { PLINTH_MAIL_POLL_MS: '20' } });
+  const t = await startTestPlinth({
+    env: {
+      PLINTH_MAIL_POLL_MS: '20',
+      // Webhook receivers of the suites listen on 127.0.0.2; a failing delivery is dead after 3 quick attempts.
+      PLINTH_WEBHOOK_ALLOW_HOSTS: '127.0.0.2',
+      PLINTH_WEBHOOK_BACKOFF_MS: '20',
+      PLINTH_WEBHOOK_RETRY_WINDOW_MS: '60',
+      PLINTH_WEBHOOK_DISPATCH_MS: '20',
+      PLINTH_WEBHOOK_POLL_MS: '10',
+    },
+  });
   const url = await t.url();
   const project = t.project.id;
   const admin = createAdminClient({ url, project, secretKey: t.project.secretKey });

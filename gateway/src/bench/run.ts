@@ -8,6 +8,7 @@ import { benchRecordCounts } from './record-counts';
 import { benchRecordSearch } from './record-search';
 import { benchRecords } from './records';
 import { benchRelations } from './relations';
+import { benchWebhookDelivery } from './webhook-delivery';
 
 /**
  * `npm run bench`: every benchmark scenario in one run, printed as tables with ratios. Figures
@@ -25,6 +26,7 @@ const SCENARIOS: Array<[string, () => Promise<string>]> = [
   ['realtime', benchRealtime],
   ['query-overload', benchQueryOverload],
   ['files', benchFiles],
+  ['webhook-delivery', benchWebhookDelivery],
 ];
 
 async function main(): Promise<void> {

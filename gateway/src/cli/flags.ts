@@ -17,6 +17,7 @@ export const OPTIONS = {
   limit: { type: 'string' },
   cursor: { type: 'string' },
   search: { type: 'string' },
+  status: { type: 'string' },
   out: { type: 'string', short: 'o' },
   'dry-run': { type: 'boolean' },
   'allow-data-loss': { type: 'string' },
@@ -39,6 +40,7 @@ export interface Flags extends ConnectionFlags {
   limit?: string;
   cursor?: string;
   search?: string;
+  status?: string;
   out?: string;
   'dry-run'?: boolean;
   'allow-data-loss'?: string;

@@ -17,6 +17,7 @@ import { applyCommand } from './commands/apply';
 import { pullCommand } from './commands/schema';
 import { typesCommand } from './commands/types';
 import { usersCommand } from './commands/users';
+import { webhooksCommand } from './commands/webhooks';
 import { OPTIONS, type Flags } from './flags';
 import { COMMANDS, MAIN, commandHelp } from './usage';
 
@@ -33,6 +34,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   collections: collectionsCommand,
   records: recordsCommand,
   users: usersCommand,
+  webhooks: webhooksCommand,
   apply: applyCommand,
   pull: pullCommand,
   types: typesCommand,

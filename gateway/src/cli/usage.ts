@@ -19,6 +19,7 @@ Commands:
   collections  list, show, create from a JSON file, delete       (secret key)
   records      list with --where, get, export to NDJSON, import  (secret key)
   users        list, disable, enable, send a password reset      (secret key)
+  webhooks     list, deliveries and dead letters, replay         (secret key)
   apply        make the project's collections match a schema file (secret key)
   pull         write a schema file from the live project          (secret key)
   types        TypeScript types of the collections, for the SDK   (secret key)
@@ -99,6 +100,13 @@ Needs the project's secret key.
   plinth users enable <user_id>
   plinth users send-reset <user_id>   mails a password-reset link
 Needs the project's secret key, and Auth enabled on the project.
+`,
+  webhooks: `Usage:
+  plinth webhooks list
+  plinth webhooks deliveries <webhook_id> [--status pending|delivered|dead] [--limit N]
+                                      newest first; --status dead lists the dead letters
+  plinth webhooks replay <webhook_id> <delivery_id>   sends a dead letter again
+Needs the project's secret key. Docs: docs/webhooks.md.
 `,
   apply: `Usage:
   plinth apply [plinth.schema.json] [--dry-run] [--allow-data-loss c.field,collection]

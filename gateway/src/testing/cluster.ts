@@ -139,6 +139,7 @@ async function deleteRunKeys(env: NodeJS.ProcessEnv): Promise<void> {
     if (env.PLINTH_EVENTS_PREFIX) await deleteMatching(redis, `${env.PLINTH_EVENTS_PREFIX}*`);
     if (env.PLINTH_NONCE_PREFIX) await deleteMatching(redis, `${env.PLINTH_NONCE_PREFIX}*`);
     if (env.PLINTH_REVOCATION_SYNC_PREFIX) await deleteMatching(redis, `${env.PLINTH_REVOCATION_SYNC_PREFIX}*`);
+    if (env.PLINTH_WEBHOOK_QUEUE) await deleteMatching(redis, `bull:${env.PLINTH_WEBHOOK_QUEUE}:*`);
   } catch {
     // Cleaning up is best effort: the keys are prefixed with the run's random id.
   } finally {
@@ -168,6 +169,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     PLINTH_NONCE_PREFIX: `test:nonce:${randomBytes(6).toString('hex')}:`,
     // And which Redis data set its auth last brought up to date with the revocation log.
     PLINTH_REVOCATION_SYNC_PREFIX: `test:revsync:${randomBytes(6).toString('hex')}:`,
+    // Its webhook queue (auth's user events, records' deliveries): deleted at stop.
+    PLINTH_WEBHOOK_QUEUE: `test-webhooks-${randomBytes(6).toString('hex')}`,
     ...opts.env,
     PLINTH_DATA_DIR: dataDir,
     PLINTH_INTERNAL_SECRET: internalSecret,

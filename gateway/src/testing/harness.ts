@@ -84,9 +84,9 @@ export async function startTestPlinth(opts: TestPlinthOptions = {}): Promise<Tes
  * their rate-limit counters (auth's and records'). The cluster deletes its own event streams and
  * nonces (cluster.ts).
  */
-function redisFootprint(redisUrl: string, queueName: string, projects: () => Promise<string[]>) {
+function redisFootprint(redisUrl: string, queueNames: string[], projects: () => Promise<string[]>) {
   const patterns = async () => [
-    `bull:${queueName}:*`,
+    ...queueNames.map((q) => `bull:${q}:*`),
     ...(await projects()).flatMap((p) => [
       ...['sess', 'rt', 'user', 'revoked'].map((k) => `${DEFAULT_AUTH_REDIS_PREFIX}${k}:${p}:*`),
       `${DEFAULT_AUTH_REDIS_PREFIX}rl:*:${p}:*`,
@@ -115,6 +115,7 @@ async function startClusterPlinth(opts: TestPlinthOptions): Promise<TestPlinth> 
   const redisUrl = opts.env?.REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   // A queue of its own, so concurrently running suites never take each other's mail.
   const queueName = `test-mail-${process.pid}-${Date.now().toString(36)}-${++counter}`;
+  const webhookQueueName = `test-webhooks-${process.pid}-${Date.now().toString(36)}-${counter}`;
   const cluster = await startCluster({
     replicas: { records: 2, auth: 2, realtime: opts.realtimeReplicas ?? 0 },
     gatewayPort: opts.gatewayPort,
@@ -122,6 +123,7 @@ async function startClusterPlinth(opts: TestPlinthOptions): Promise<TestPlinth> 
       REDIS_URL: redisUrl,
       PLINTH_MAIL_QUEUE: queueName,
       PLINTH_MAIL_BACKOFF_MS: '50',
+      PLINTH_WEBHOOK_QUEUE: webhookQueueName,
       ...opts.env,
     },
   });
@@ -136,7 +138,7 @@ async function startClusterPlinth(opts: TestPlinthOptions): Promise<TestPlinth> 
     }
     return [...seen];
   };
-  const footprint = redisFootprint(redisUrl, queueName, projectsOfRun);
+  const footprint = redisFootprint(redisUrl, [queueName, webhookQueueName], projectsOfRun);
   const createProject = async (id?: string) => {
     const p = await cluster.createProject(id ?? `c-${RUN}-${++counter}`);
     seen.add(p.id);

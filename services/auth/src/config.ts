@@ -2,15 +2,17 @@ import Joi from 'joi';
 import {
   commonConfig,
   mailQueueConfigKeys,
+  webhookQueueConfigKeys,
   nonceConfigKeys,
   revocationSyncConfigKeys,
   type MailQueueConfig,
+  type WebhookQueueConfig,
   type NonceConfig,
   type RevocationSyncConfig,
 } from '@plinth/shared';
 
 /** Environment of the auth service, validated at start-up (docs/auth.md: Configuration). */
-export interface AuthConfig extends MailQueueConfig, NonceConfig, RevocationSyncConfig {
+export interface AuthConfig extends MailQueueConfig, WebhookQueueConfig, NonceConfig, RevocationSyncConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
@@ -56,6 +58,8 @@ export interface AuthConfig extends MailQueueConfig, NonceConfig, RevocationSync
 }
 
 export const authConfigSchema = Joi.object<AuthConfig>({
+  // First: REDIS_URL and PLINTH_DATA_DIR are the same definitions in every key set.
+  ...webhookQueueConfigKeys,
   PORT: commonConfig.port(8082),
   PLINTH_INTERNAL_SECRET: commonConfig.internalSecret.required(),
   LOG_LEVEL: commonConfig.logLevel,

@@ -16,7 +16,10 @@ import {
   type BuiltService,
   type SqliteDatabase,
   type RevocationChecker,
+  createWebhookQueueFromConfig,
+  type WebhookQueue,
 } from '@plinth/shared';
+import { withUserWebhookEvents } from './user-webhook-events';
 import { createAuthApp } from './app';
 import { systemClock, type Clock } from './clock';
 import type { AuthConfig } from './config';
@@ -70,6 +73,11 @@ export interface AuthServiceOptions {
    * standalone mode passes the one its process shares with records.
    */
   announcements?: Announcements;
+  /**
+   * Where user events for webhooks go (user-webhook-events.ts). Default: the webhook queue built
+   * from the configuration, closed by this service; standalone passes the one records consumes.
+   */
+  webhookQueue?: WebhookQueue;
 }
 
 /** The auth service plus what other in-process parts may need from it. */
@@ -108,6 +116,15 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     users = new SqliteUserStore(embeddedDb());
   }
   closers.push(() => users.close());
+  // User events for webhooks (docs/webhooks.md). On MongoDB, records has no webhooks yet (they
+  // need its SQLite outbox): nothing would consume the jobs, so none are made.
+  let webhookQueue = opts.webhookQueue;
+  if (!webhookQueue && !config.MONGO_URL) {
+    const own = createWebhookQueueFromConfig(config, { logger });
+    closers.push(() => own.close());
+    webhookQueue = own;
+  }
+  if (webhookQueue) users = withUserWebhookEvents(users, webhookQueue, logger);
 
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'auth') : null;
   const sessions: SessionStore = redis

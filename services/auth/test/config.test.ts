@@ -25,6 +25,10 @@ describe('auth configuration', () => {
       PLINTH_NONCE_PREFIX: 'plinth:internal:nonce:',
       PLINTH_MONGO_COMMIT_TIMEOUT_MS: 5000,
       PLINTH_REVOCATION_SYNC_PREFIX: 'plinth:auth:revocations:',
+      // The webhook queue auth puts user events on (docs/webhooks.md).
+      PLINTH_WEBHOOK_BACKOFF_MS: 5000,
+      PLINTH_WEBHOOK_POLL_MS: 1000,
+      PLINTH_WEBHOOK_RETRY_WINDOW_MS: 86_400_000,
       PLINTH_PUBLIC_URL: 'http://localhost:8080',
       PLINTH_OAUTH_ALLOW_HTTP: false,
       PLINTH_OAUTH_FETCH_TIMEOUT_MS: 5000,

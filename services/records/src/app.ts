@@ -1,4 +1,4 @@
-import type { Express, Request } from 'express';
+import { Router, type Express, type Request } from 'express';
 import type { Logger } from 'pino';
 import {
   DB_USER_TOKEN_HEADER,
@@ -69,6 +69,8 @@ export interface RecordsAppDeps {
   rateLimits?: RecordsRateLimitOptions;
   /** File fields, uploads and downloads; without it a collection may not define file fields' uploads. */
   files?: RecordsFilesDeps;
+  /** The webhook API (docs/webhooks.md); absent: no webhook routes. */
+  webhooks?: { routes: Router; purge: (project: ProjectId) => Promise<void> };
 }
 
 /** Deletes every collection of the project with its records and idempotency keys (RecordStore.purgeProject). Idempotent. */
@@ -122,11 +124,14 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
     const client = { id: clientId(call.keyKind, auth, 'realtime') };
     return records.subscribe({ project: call.project, keyKind: call.keyKind, auth, client }, call.collection, call.body);
   };
+  const all = Router();
+  all.use(routes);
+  if (deps.webhooks) all.use(deps.webhooks.routes);
   const app = createServiceApp({
     name: 'records',
     internalSecret: deps.internalSecret,
     logger: deps.logger,
-    routes,
+    routes: all,
     ready: deps.ready ?? (() => deps.store.ping()),
     logRequests: deps.logRequests,
     nonceStore: deps.nonceStore,
@@ -139,6 +144,7 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
       await files?.storage.deletePrefix(fileKey(project));
       // The change events carry record data: they go too, realtime replicas or not.
       await deps.purgeEvents?.(project);
+      await deps.webhooks?.purge(project);
       deps.onPurge?.(project);
     },
   });

@@ -10,9 +10,10 @@ import {
   type RevocationSyncConfig,
 } from '@plinth/shared';
 import { DEFAULT_LIMITS, type RecordLimits } from './domain/limits';
+import { webhooksConfigKeys, type WebhooksConfig } from './webhooks/webhooks-config';
 
 /** Environment of the records service, validated at start-up (README: Configuration). */
-export interface RecordsConfig extends EventBusConfig, NonceConfig, RevocationSyncConfig {
+export interface RecordsConfig extends EventBusConfig, NonceConfig, RevocationSyncConfig, WebhooksConfig {
   PORT: number;
   PLINTH_INTERNAL_SECRET: string;
   PLINTH_DATA_DIR: string;
@@ -75,6 +76,8 @@ export interface RecordsConfig extends EventBusConfig, NonceConfig, RevocationSy
 const positive = (fallback: number) => Joi.number().integer().min(1).default(fallback);
 
 export const recordsConfigSchema = Joi.object<RecordsConfig>({
+  // First: the keys it shares with the others (REDIS_URL, PLINTH_DATA_DIR) are the same definitions.
+  ...webhooksConfigKeys,
   PORT: commonConfig.port(8081),
   PLINTH_INTERNAL_SECRET: commonConfig.internalSecret.required(),
   PLINTH_DATA_DIR: commonConfig.dataDir,

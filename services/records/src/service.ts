@@ -18,7 +18,11 @@ import {
   type ProjectId,
   type ResolveSubscription,
   type SqliteDatabase,
+  type MailQueue,
+  type WebhookQueue,
 } from '@plinth/shared';
+import { buildWebhooks, type Webhooks } from './webhooks/webhooks';
+import type { Resolver } from './webhooks/webhook-http';
 import { buildRecordsApp, purgeRecords } from './app';
 import { limitsFromConfig, type RecordsConfig } from './config';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
@@ -89,6 +93,12 @@ export interface RecordsServiceOptions {
    * `${PLINTH_DATA_DIR}/announcements.db`; standalone passes the one its process shares with auth.
    */
   announcements?: Announcements;
+  /** Standalone: the webhook queue shared with auth (user events). Default: from configuration. */
+  webhookQueue?: WebhookQueue;
+  /** Webhook deliveries' name resolution (tests). */
+  webhookResolver?: Resolver;
+  /** Standalone: the mail queue, for the operator's mail when a webhook is disabled. */
+  mailQueue?: MailQueue;
 }
 
 /** The records service, plus its in-process subscribe entry point (standalone realtime uses it). */
@@ -111,8 +121,9 @@ export async function openRecordStore(config: RecordsConfig): Promise<RecordStor
   return SqliteRecordStore.open(path.join(config.PLINTH_DATA_DIR, 'records.db'), {
     readers: config.PLINTH_SQLITE_READERS,
     inlineQueryMs: config.PLINTH_SQLITE_INLINE_QUERY_MS,
-    // Standalone: the change events are kept in records.db, each written with its change.
-    outbox: !config.REDIS_URL,
+    // The change events are kept in records.db, each written with its change: realtime reads
+    // them standalone, webhooks always (with Redis, events are also published to its streams).
+    outbox: true,
     admission: { maxQueued: config.PLINTH_QUERY_QUEUE_LIMIT, maxWaitMs: config.PLINTH_QUERY_QUEUE_MS },
   });
 }
@@ -167,6 +178,14 @@ export async function buildRecordsService(
   const ownBus = opts.events ? null : createEventBusFromConfig(config);
   const events = opts.events ?? ownBus!;
   const stopTrimming = ownBus ? startTrimming(ownBus, 60_000, (err) => logger.warn({ err }, 'event log trim failed')) : () => {};
+  // Webhooks read the SQLite outbox; with MongoDB they wait for its outbox (docs/webhooks.md).
+  const webhooks: Webhooks | null = config.MONGO_URL
+    ? null
+    : buildWebhooks(config, logger.child({ component: 'webhooks' }), { queue: opts.webhookQueue, resolver: opts.webhookResolver, mailQueue: opts.mailQueue });
+  // With Redis carrying events, the outbox of records.db is trimmed here (realtime trims it standalone).
+  const outboxTrimmer = !config.MONGO_URL && !(events instanceof SqliteEventBus) ? new SqliteEventBus({ file: path.join(config.PLINTH_DATA_DIR, 'records.db') }) : null;
+  const stopOutboxTrimming = outboxTrimmer ? startTrimming(outboxTrimmer, 60_000, (err) => logger.warn({ err }, 'outbox trim failed')) : () => {};
+  if (webhooks && events instanceof SqliteEventBus) events.onAppended(() => webhooks.wake());
   const { app, subscribe } = buildRecordsApp({
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
@@ -183,9 +202,10 @@ export async function buildRecordsService(
       await redis?.ping();
     },
     publish: async (event) => {
-      if (store.writesEvents) {
+      webhooks?.wake();
+      if (store.writesEvents && events instanceof SqliteEventBus) {
         // The event committed with the write (the outbox): only wake the readers.
-        if (events instanceof SqliteEventBus) events.notifyAppended();
+        events.notifyAppended();
         return;
       }
       // The write is committed: its event is retried while the log is briefly away (a Redis
@@ -215,6 +235,7 @@ export async function buildRecordsService(
       ...(sources.revocations ? { isSessionRevoked: (project: ProjectId, sid: string, iat: number) => sources.revocations!.isRevoked(project, sid, iat) } : {}),
     },
     maxBatchOperations: config.PLINTH_MAX_BATCH_OPERATIONS,
+    webhooks: webhooks ?? undefined,
     rateLimits: {
       perPublicKey: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
       perAnonymous: config.PLINTH_RATE_LIMIT_ANONYMOUS,
@@ -251,12 +272,16 @@ export async function buildRecordsService(
       await fileStorage.deletePrefix(fileKey(project));
       // The change events carry record data: they go too, realtime replicas or not.
       await events.purge(project);
+      await webhooks?.purge(project);
       tokens?.forget(project);
     },
     subscribe,
     stopAdmission: () => store.stopAdmission(),
     close: async () => {
       stopTrimming();
+      stopOutboxTrimming();
+      await webhooks?.close();
+      await outboxTrimmer?.close();
       await ownBus?.close();
       await ownAnnouncements?.close();
       sweeps.stop();

@@ -10,12 +10,13 @@ export const MAIL_QUEUE_NAME = 'plinth-mail';
 
 /**
  * What a mail job asks for: an e-mail verification link, a password-reset link, a sign-in code,
- * a confirmation link for a new address (`email-change`, sent to the new address) or the notice
- * to the old address that a change was asked for (`email-changed`).
+ * a confirmation link for a new address (`email-change`, sent to the new address), the notice
+ * to the old address that a change was asked for (`email-changed`), or the notice to the
+ * operator that a webhook was disabled after its deliveries kept failing (`webhook-disabled`).
  */
-export type MailKind = 'verify' | 'reset' | 'otp' | 'email-change' | 'email-changed';
+export type MailKind = 'verify' | 'reset' | 'otp' | 'email-change' | 'email-changed' | 'webhook-disabled';
 
-export const MAIL_KINDS: readonly MailKind[] = ['verify', 'reset', 'otp', 'email-change', 'email-changed'];
+export const MAIL_KINDS: readonly MailKind[] = ['verify', 'reset', 'otp', 'email-change', 'email-changed', 'webhook-disabled'];
 
 /** The kinds whose mail carries a link with a one-time token. */
 export type LinkMailKind = 'verify' | 'reset' | 'email-change';
@@ -30,7 +31,7 @@ export type LinkType = LinkMailKind | 'email-change-cancel';
  * `otp` carries `{code}` (the 6-digit code, printed in the body); `email-change` carries `{token}`;
  * `email-changed` carries `{new_email, token?}` (the address the change goes to, printed in the
  * body, and the one-time token of the link that cancels the change; jobs queued before the
- * cancel link existed have no token).
+ * cancel link existed have no token); `webhook-disabled` carries `{webhook_id, url}`.
  */
 export interface MailJob {
   /** Unique per mail; the idempotency key (see MailQueue.enqueue). Matches MAIL_JOB_ID_PATTERN. */
@@ -39,7 +40,7 @@ export interface MailJob {
   kind: MailKind;
   /** Recipient e-mail address. */
   to: string;
-  data: { token: string } | { code: string } | { new_email: string; token?: string };
+  data: { token: string } | { code: string } | { new_email: string; token?: string } | { webhook_id: string; url: string };
   /** ISO 8601, when the producer created the job; delivery latency is measured from here. */
   created_at: string;
 }
@@ -70,6 +71,9 @@ export function mailJobProblem(value: unknown): string | null {
   if (typeof data !== 'object' || data === null) return '"data" must be an object';
   if (job.kind === 'otp') {
     if (typeof data.code !== 'string' || data.code.length === 0) return '"data.code" must be a non-empty string';
+  } else if (job.kind === 'webhook-disabled') {
+    if (typeof data.webhook_id !== 'string' || data.webhook_id.length === 0) return '"data.webhook_id" must be a non-empty string';
+    if (typeof data.url !== 'string' || data.url.length === 0) return '"data.url" must be a non-empty string';
   } else if (job.kind === 'email-changed') {
     if (typeof data.new_email !== 'string' || data.new_email.length === 0) return '"data.new_email" must be a non-empty string';
     if (data.token !== undefined && (typeof data.token !== 'string' || data.token.length === 0)) return '"data.token" must be a non-empty string';

@@ -1,104 +1,15 @@
-import type { ProjectId } from '../types';
 import type { MailJob } from './mail-job';
+import type { FailedJob, JobAttempt, JobHandler, JobQueue, JobQueueCounts, RetryPolicy } from './job-queue';
 
-/** Which attempt a handler call is, so the consumer can tell a retry from a last try. */
-export interface MailAttempt {
-  /** 1 for the first delivery, 2 for the first retry, … */
-  attempt: number;
-  /** Total attempts allowed; when `attempt === attempts` and the handler throws, the job is dead-lettered. */
-  attempts: number;
-}
-
-/** Delivers one job. Resolving marks it done; throwing schedules a retry (or dead-letters it). */
-export type MailHandler = (job: MailJob, attempt: MailAttempt) => Promise<void>;
-
-/** A job that failed its last attempt: a dead letter, kept until retried. */
-export interface FailedMailJob {
-  job: MailJob;
-  /** Attempts made before it was given up. */
-  attempts: number;
-  /** The message of the last error the handler threw. */
-  error: string;
-  /** ISO 8601, when the last attempt failed. */
-  failed_at: string;
-}
-
-/** How many jobs are in each state, queue-wide (operations metrics, readiness). */
-export interface MailQueueCounts {
-  /** Waiting for a first try or for a retry's backoff to pass. */
-  waiting: number;
-  /** Being delivered right now. */
-  active: number;
-  /** Dead letters. */
-  failed: number;
-}
+export { backoffDelayMs } from './job-queue';
 
 /**
- * Retry policy of a queue, fixed for each job when it is enqueued (the producer's settings
- * govern, as with BullMQ job options): attempt n+1 starts no earlier than
- * `backoffMs * 2^(n-1)` after attempt n failed.
+ * The mail queue between auth (producer) and the mailer (consumer): a JobQueue of MailJobs
+ * (job-queue.ts states the guarantees).
  */
-export interface MailRetryPolicy {
-  /** Total attempts, ≥ 1. */
-  attempts: number;
-  /** Base of the exponential backoff, in milliseconds. */
-  backoffMs: number;
-}
-
-/**
- * The mail queue between auth (producer) and the mailer (consumer), docs/architecture.md "Ports and adapters". Both
- * adapters (bullmq, embedded SQLite outbox) pass `describeMailQueueContract`.
- *
- * Delivery is at-least-once: a job whose handler was running when its process died is handed
- * to a handler again (after BullMQ's stalled-job check or the outbox lease). Consumers make
- * delivery idempotent by job id where they can.
- */
-export interface MailQueue {
-  /**
-   * Stores the job durably; resolved means it will be delivered even if this process dies
-   * now. Idempotent by `job.id`: enqueueing an id the queue already holds (waiting, in flight,
-   * delivered within the retention window, or dead) changes nothing and delivers nothing more.
-   * Throws TypeError, naming the field, for a malformed job.
-   */
-  enqueue(job: MailJob): Promise<void>;
-
-  /**
-   * Starts consuming: each job is handed to `handler` until it resolves or the attempts run
-   * out. Jobs of every project are consumed; several may be in flight at once up to the
-   * adapter's concurrency. Throws if already started.
-   */
-  start(handler: MailHandler): void;
-
-  /**
-   * Stops consuming: takes no new job and resolves once the in-flight handler calls have
-   * settled (their outcome is recorded). Jobs not yet taken stay queued for the next consumer.
-   * Idempotent; `start` may be called again afterwards.
-   */
-  stop(): Promise<void>;
-
-  /** The project's dead letters, newest failure first. Other projects' jobs never appear. */
-  listFailed(project: ProjectId): Promise<FailedMailJob[]>;
-
-  /**
-   * Moves a dead letter back to the queue with a fresh set of attempts; it leaves the failed
-   * list at once. Throws NotFoundError when the project has no dead letter with that id.
-   */
-  retryFailed(project: ProjectId, id: string): Promise<void>;
-
-  /**
-   * The project was deleted: removes its jobs — waiting, retrying, dead, and delivered ones kept
-   * for idempotency. A job being delivered at this very moment may still finish. Idempotent.
-   */
-  purgeProject(project: ProjectId): Promise<void>;
-
-  /** Queue-wide counts by state (not per project: this feeds operations metrics). */
-  counts(): Promise<MailQueueCounts>;
-
-  /** Stops consuming (as `stop`) and releases connections. The queue is unusable afterwards. */
-  close(): Promise<void>;
-}
-
-/** Exponential backoff shared by both adapters (BullMQ's 'exponential' formula). */
-export function backoffDelayMs(policy: MailRetryPolicy, failedAttempts: number): number {
-  return Math.round(policy.backoffMs * 2 ** Math.max(0, failedAttempts - 1));
-}
+export type MailQueue = JobQueue<MailJob>;
+export type MailAttempt = JobAttempt;
+export type MailHandler = JobHandler<MailJob>;
+export type FailedMailJob = FailedJob<MailJob>;
+export type MailQueueCounts = JobQueueCounts;
+export type MailRetryPolicy = RetryPolicy;

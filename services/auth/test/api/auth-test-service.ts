@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
-import { asProjectId, loadConfig, newId, newSecret, NotFoundError, internalHeaders, type KeyKind } from '@plinth/shared';
+import { asProjectId, createWebhookQueueFromConfig, loadConfig, newId, newSecret, NotFoundError, internalHeaders, type KeyKind } from '@plinth/shared';
 import { createGatewayApp, generateKey, inProcessUpstream, SqliteProjectStore, type Upstream } from '@plinth/gateway';
 import type { Express } from 'express';
 import { authConfigSchema } from '../../src/config';
@@ -16,6 +16,9 @@ import { RecordingOutbox } from './recording-outbox';
 import { buildAuthService, type BuiltAuthService } from '../../src/service';
 import type { MailJob } from '../../src/mail/mail-outbox';
 import type { AuthSettings } from '../../src/domain/auth-settings';
+
+/** The webhook queue each started service was given, closed after it. */
+const closeWebhookQueue = new WeakMap<BuiltAuthService, () => Promise<void>>();
 
 const SECRET = 'test-internal-secret-0123456789abcdef';
 
@@ -122,12 +125,16 @@ export class AuthTestService {
     const logger = pino({ level: 'debug' }, sink);
     const clock = { now: Date.now() };
     const outbox = new RecordingOutbox();
+    // User events for webhooks go to an embedded queue in the run's directory, never the shared Redis.
+    const webhookQueue = createWebhookQueueFromConfig({ ...config, REDIS_URL: undefined });
     const service = await buildAuthService(config, logger, {
       clock: () => clock.now,
       redisPrefix,
       outbox: opts.configuredMailQueue ? undefined : outbox,
       mailQueueName,
+      webhookQueue,
     });
+    closeWebhookQueue.set(service, () => webhookQueue.close());
     const projectStore = new SqliteProjectStore(path.join(dir, 'gateway.db'));
     const gateway = createGatewayApp({
       store: projectStore,
@@ -237,6 +244,7 @@ export class AuthTestService {
       await new Promise((resolve) => this.server!.close(resolve));
     }
     await this.service.close();
+    await closeWebhookQueue.get(this.service)?.();
     await this.projectStore.close();
     fs.rmSync(this.dir, { recursive: true, force: true });
     if (this.redis) await deleteRedisKeys(this.redis.prefix, this.redis.url);

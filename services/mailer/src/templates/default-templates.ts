@@ -76,6 +76,29 @@ If you did not ask for it, you can ignore this message.
 <p>Or paste this link into your browser: {{link}}</p>
 <p>The link expires in 24 hours and works once. Until it is opened, the account keeps its old address.</p>`),
   },
+  'webhook-disabled': {
+    subject: 'A webhook of {{project}} was disabled',
+    txt: `Hello,
+
+The webhook {{webhook_id}} of project {{project}}, which sends to
+
+{{url}}
+
+was disabled: its deliveries kept failing after every retry. It takes no new events until it is
+enabled again (PATCH /v1/projects/{{project}}/webhooks/{{webhook_id}} with {"enabled": true});
+its failed deliveries can then be replayed (the dashboard's Webhooks screen, or the API).
+`,
+    html: `<!doctype html>
+<html><body style="font-family: sans-serif; line-height: 1.5">
+<p>Hello,</p>
+<p>The webhook {{webhook_id}} of project {{project}}, which sends to {{url}}, was disabled: its
+deliveries kept failing after every retry.</p>
+<p>It takes no new events until it is enabled again (<code>PATCH /v1/projects/{{project}}/webhooks/{{webhook_id}}</code>
+with <code>{"enabled": true}</code>); its failed deliveries can then be replayed (the dashboard's
+Webhooks screen, or the API).</p>
+</body></html>
+`,
+  },
   'email-changed': {
     subject: 'Your {{project}} e-mail address is being changed',
     txt: `Hello,

@@ -44,11 +44,15 @@ export function mailLink(redirectUrl: string, kind: LinkType, token: string): st
 /**
  * Template variables of a job: `project`, `to`, and `link` + `token` (verify, reset,
  * email-change), `code` (otp) or `new_email` + `link` + `token` (email-changed: the link cancels
- * the change; empty for a job queued before cancel links existed).
+ * the change; empty for a job queued before cancel links existed), `webhook_id` + `url`
+ * (webhook-disabled).
  */
 export function templateVariables(job: MailJob, settings: ProjectMailSettings): TemplateVariables {
   const vars: TemplateVariables = { project: job.project, to: job.to };
-  if ('code' in job.data) {
+  if ('webhook_id' in job.data) {
+    vars.webhook_id = job.data.webhook_id;
+    vars.url = job.data.url;
+  } else if ('code' in job.data) {
     vars.code = job.data.code;
   } else if ('new_email' in job.data) {
     vars.new_email = job.data.new_email;

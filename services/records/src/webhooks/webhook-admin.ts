@@ -1,0 +1,180 @@
+import {
+  ConflictError,
+  InvalidRequestError,
+  newId,
+  NotFoundError,
+  WEBHOOK_EVENT_TYPES,
+  type ProjectId,
+  type WebhookEventType,
+  type WebhookQueue,
+} from '@plinth/shared';
+import { newSigningSecret, type WebhookSecrets } from './webhook-secrets';
+import type { DeliveryStatus, StoredWebhook, WebhookChanges, WebhookDelivery, WebhookStore } from './webhook-store';
+import type { TargetPolicy } from './webhook-target';
+
+/** Webhooks per project. */
+export const MAX_WEBHOOKS = 20;
+const MAX_URL_LENGTH = 2048;
+const MAX_COLLECTIONS = 100;
+const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+const DEFAULT_DELIVERIES = 50;
+const MAX_DELIVERIES = 200;
+
+/** A webhook as the API shows it: never its secret. */
+export interface PublicWebhook {
+  id: string;
+  url: string;
+  events: WebhookEventType[];
+  collections: string[] | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  consecutive_failures: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const shown = (h: StoredWebhook): PublicWebhook => ({
+  id: h.id,
+  url: h.url,
+  events: h.events,
+  collections: h.collections,
+  enabled: h.enabled,
+  disabled_reason: h.disabled_reason,
+  consecutive_failures: h.consecutive_failures,
+  created_at: h.created_at,
+  updated_at: h.updated_at,
+});
+
+function asObject(body: unknown): { [key: string]: unknown } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidRequestError('The body must be a JSON object.');
+  return body as { [key: string]: unknown };
+}
+
+/**
+ * The webhook API's operations (docs/webhooks.md): checks every input, keeps secrets sealed,
+ * and replays dead letters through the queue.
+ */
+export class WebhookAdmin {
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly queue: WebhookQueue,
+    private readonly secrets: WebhookSecrets,
+    private readonly policy: TargetPolicy,
+  ) {}
+
+  private url(value: unknown): string {
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_URL_LENGTH) {
+      throw new InvalidRequestError(`"url" must be a URL of at most ${MAX_URL_LENGTH} characters.`, { field: 'url' });
+    }
+    const problem = this.policy.urlProblem(value);
+    if (problem) throw new InvalidRequestError(`"url": ${problem}.`, { field: 'url' });
+    return value;
+  }
+
+  private events(value: unknown): WebhookEventType[] {
+    if (!Array.isArray(value) || value.length === 0 || value.some((e) => typeof e !== 'string' || !WEBHOOK_EVENT_TYPES.includes(e as WebhookEventType))) {
+      throw new InvalidRequestError(`"events" must be a non-empty list of: ${WEBHOOK_EVENT_TYPES.join(', ')}.`, { field: 'events' });
+    }
+    return [...new Set(value as WebhookEventType[])];
+  }
+
+  private collections(value: unknown): string[] | null {
+    if (value === null || value === undefined) return null;
+    if (!Array.isArray(value) || value.length === 0 || value.length > MAX_COLLECTIONS || value.some((c) => typeof c !== 'string' || !COLLECTION_NAME.test(c))) {
+      throw new InvalidRequestError(`"collections" must be null or a list of 1 to ${MAX_COLLECTIONS} collection names.`, { field: 'collections' });
+    }
+    return [...new Set(value as string[])];
+  }
+
+  private unknownFields(body: { [key: string]: unknown }, allowed: string[]): void {
+    const extra = Object.keys(body).find((k) => !allowed.includes(k));
+    if (extra) throw new InvalidRequestError(`Unknown field "${extra}".`, { field: extra });
+  }
+
+  /** Registers a webhook; the answer carries its signing secret, the only time it is shown. */
+  create(project: ProjectId, raw: unknown, now = new Date()): PublicWebhook & { secret: string } {
+    const body = asObject(raw);
+    this.unknownFields(body, ['url', 'events', 'collections']);
+    const url = this.url(body.url);
+    const events = this.events(body.events);
+    const collections = this.collections(body.collections);
+    if (this.store.count(project) >= MAX_WEBHOOKS) throw new InvalidRequestError(`A project has at most ${MAX_WEBHOOKS} webhooks.`);
+    const id = newId('wh_', now.getTime());
+    const secret = newSigningSecret();
+    const at = now.toISOString();
+    const hook: StoredWebhook = {
+      id,
+      project,
+      url,
+      events,
+      collections,
+      secret: this.secrets.seal(project, id, secret),
+      enabled: true,
+      disabled_reason: null,
+      consecutive_failures: 0,
+      created_at: at,
+      updated_at: at,
+    };
+    this.store.insert(hook);
+    return { ...shown(hook), secret };
+  }
+
+  list(project: ProjectId): PublicWebhook[] {
+    return this.store.list(project).map(shown);
+  }
+
+  get(project: ProjectId, id: string): PublicWebhook {
+    const hook = this.store.get(project, id);
+    if (!hook) throw new NotFoundError(`No webhook ${id}.`, { id });
+    return shown(hook);
+  }
+
+  update(project: ProjectId, id: string, raw: unknown): PublicWebhook {
+    const body = asObject(raw);
+    this.unknownFields(body, ['url', 'events', 'collections', 'enabled']);
+    const changes: WebhookChanges = {};
+    if (body.url !== undefined) changes.url = this.url(body.url);
+    if (body.events !== undefined) changes.events = this.events(body.events);
+    if ('collections' in body) changes.collections = this.collections(body.collections);
+    if (body.enabled !== undefined) {
+      if (typeof body.enabled !== 'boolean') throw new InvalidRequestError('"enabled" must be true or false.', { field: 'enabled' });
+      changes.enabled = body.enabled;
+    }
+    const hook = this.store.update(project, id, changes, new Date().toISOString());
+    if (!hook) throw new NotFoundError(`No webhook ${id}.`, { id });
+    return shown(hook);
+  }
+
+  delete(project: ProjectId, id: string): void {
+    if (!this.store.delete(project, id)) throw new NotFoundError(`No webhook ${id}.`, { id });
+  }
+
+  deliveries(project: ProjectId, id: string, query: { [key: string]: unknown }): WebhookDelivery[] {
+    this.get(project, id);
+    const status = query.status;
+    if (status !== undefined && status !== 'pending' && status !== 'delivered' && status !== 'dead') {
+      throw new InvalidRequestError('"status" must be pending, delivered or dead.', { field: 'status' });
+    }
+    const limit = query.limit === undefined ? DEFAULT_DELIVERIES : Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERIES) throw new InvalidRequestError(`"limit" must be 1 to ${MAX_DELIVERIES}.`, { field: 'limit' });
+    return this.store.listDeliveries(project, id, { status: status as DeliveryStatus | undefined, limit });
+  }
+
+  /** Sends a dead letter again, with a fresh run of attempts; the webhook must be enabled. */
+  async replay(project: ProjectId, id: string, deliveryId: string): Promise<WebhookDelivery> {
+    const hook = this.get(project, id);
+    const delivery = this.store.getDelivery(project, deliveryId);
+    if (!delivery || delivery.webhook !== id) throw new NotFoundError(`No delivery ${deliveryId}.`, { id: deliveryId });
+    if (delivery.status !== 'dead') throw new ConflictError('Only a dead delivery can be replayed.', { status: delivery.status });
+    if (!hook.enabled) throw new ConflictError('The webhook is disabled: enable it (PATCH {"enabled": true}) first.');
+    // Pending first: the replayed attempt may finish before retryFailed returns.
+    this.store.setStatus(project, deliveryId, 'pending', new Date().toISOString());
+    try {
+      await this.queue.retryFailed(project, deliveryId);
+    } catch (err) {
+      this.store.setStatus(project, deliveryId, 'dead', new Date().toISOString());
+      throw err;
+    }
+    return this.store.getDelivery(project, deliveryId)!;
+  }
+}

@@ -1,0 +1,44 @@
+import { Router, type Request } from 'express';
+import { requireSecretKey, sendJson } from '@plinth/shared';
+import type { WebhookAdmin } from './webhook-admin';
+
+const WEBHOOKS = '/v1/projects/:project/webhooks';
+const WEBHOOK = `${WEBHOOKS}/:id`;
+const DELIVERIES = `${WEBHOOK}/deliveries`;
+
+const param = (req: Request, name: string): string => String(req.params[name]);
+
+/** The webhook API (docs/webhooks.md): every route needs the project's secret key. */
+export function webhookRoutes(admin: WebhookAdmin): Router {
+  const router = Router();
+  router.post(WEBHOOKS, (req, res) => {
+    const { project } = requireSecretKey(res);
+    sendJson(req, res, 201, { webhook: admin.create(project, req.body) });
+  });
+  router.get(WEBHOOKS, (req, res) => {
+    const { project } = requireSecretKey(res);
+    sendJson(req, res, 200, { webhooks: admin.list(project) });
+  });
+  router.get(WEBHOOK, (req, res) => {
+    const { project } = requireSecretKey(res);
+    sendJson(req, res, 200, { webhook: admin.get(project, param(req, 'id')) });
+  });
+  router.patch(WEBHOOK, (req, res) => {
+    const { project } = requireSecretKey(res);
+    sendJson(req, res, 200, { webhook: admin.update(project, param(req, 'id'), req.body) });
+  });
+  router.delete(WEBHOOK, (req, res) => {
+    const { project } = requireSecretKey(res);
+    admin.delete(project, param(req, 'id'));
+    sendJson(req, res, 200, { deleted: true, id: param(req, 'id') });
+  });
+  router.get(DELIVERIES, (req, res) => {
+    const { project } = requireSecretKey(res);
+    sendJson(req, res, 200, { deliveries: admin.deliveries(project, param(req, 'id'), req.query as { [key: string]: unknown }) });
+  });
+  router.post(`${DELIVERIES}/:delivery/replay`, async (req, res) => {
+    const { project } = requireSecretKey(res);
+    sendJson(req, res, 202, { delivery: await admin.replay(project, param(req, 'id'), param(req, 'delivery')) });
+  });
+  return router;
+}

@@ -1,0 +1,88 @@
+import type { ProjectId, WebhookEventType } from '@plinth/shared';
+
+/** A webhook as stored; `secret` is the sealed signing secret (webhook-secrets.ts). */
+export interface StoredWebhook {
+  id: string;
+  project: ProjectId;
+  url: string;
+  events: WebhookEventType[];
+  /** Record events only from these collections; null: every collection. */
+  collections: string[] | null;
+  secret: string;
+  enabled: boolean;
+  /** Why it was disabled (`consecutive_failures`), or null. */
+  disabled_reason: string | null;
+  /** Deliveries dead-lettered in a row, since the last success. */
+  consecutive_failures: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
+
+/** One event on its way to one webhook. */
+export interface WebhookDelivery {
+  /** The queue job's id (also what replay takes). */
+  id: string;
+  webhook: string;
+  event_id: string;
+  event_type: WebhookEventType;
+  status: DeliveryStatus;
+  attempts: number;
+  /** The receiver's last HTTP status, or null when it never answered. */
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What changes on a webhook (PATCH). */
+export interface WebhookChanges {
+  url?: string;
+  events?: WebhookEventType[];
+  collections?: string[] | null;
+  enabled?: boolean;
+}
+
+/**
+ * Webhooks and their deliveries (webhooks.db). Every method is scoped by project; a webhook of
+ * another project is never returned, changed or deleted.
+ */
+export interface WebhookStore {
+  /** Stores a new webhook. */
+  insert(hook: StoredWebhook): void;
+  /** The project's webhooks, oldest first. */
+  list(project: ProjectId): StoredWebhook[];
+  /** How many webhooks the project has. */
+  count(project: ProjectId): number;
+  /** The webhook, or null when absent. */
+  get(project: ProjectId, id: string): StoredWebhook | null;
+  /** Applies the changes; enabling resets the failure run. Null when absent. */
+  update(project: ProjectId, id: string, changes: WebhookChanges, now: string): StoredWebhook | null;
+  /** Deletes the webhook and its deliveries; false when absent. */
+  delete(project: ProjectId, id: string): boolean;
+  /** Records a delivery as pending; an existing one (same id) is left as it is. */
+  addDelivery(project: ProjectId, d: Pick<WebhookDelivery, 'id' | 'webhook' | 'event_id' | 'event_type'>, now: string): void;
+  /** The webhook's deliveries, newest first, optionally only those with `status`. */
+  listDeliveries(project: ProjectId, webhook: string, opts: { status?: DeliveryStatus; limit: number }): WebhookDelivery[];
+  /** The delivery, or null. */
+  getDelivery(project: ProjectId, id: string): WebhookDelivery | null;
+  /** Sets a delivery's status (replay: dead → pending). */
+  setStatus(project: ProjectId, id: string, status: DeliveryStatus, now: string): void;
+  /** An attempt's outcome (adds one to its attempts): delivered (resets the webhook's failure run), still pending, or dead. */
+  recordAttempt(project: ProjectId, id: string, outcome: { status: DeliveryStatus; last_status: number | null; last_error: string | null }, now: string): void;
+  /**
+   * A delivery went dead: adds one to the webhook's failure run and disables it when the run
+   * reaches `disableAfter`. Returns true when this call disabled it.
+   */
+  countFailure(project: ProjectId, webhook: string, disableAfter: number, now: string): boolean;
+  /** Deletes every webhook and delivery of the project. */
+  purgeProject(project: ProjectId): void;
+  /**
+   * A lease for one dispatcher among replicas: true when `holder` holds it until `now + ttlMs`
+   * (taken when free or lapsed, renewed when already its own).
+   */
+  acquireLease(name: string, holder: string, now: number, ttlMs: number): boolean;
+  /** Deletes delivered deliveries last changed before `before` (ISO). */
+  pruneDelivered(before: string, limit: number): number;
+}

@@ -1,0 +1,2 @@
+export * from './webhook-job';
+export * from './from-config';
