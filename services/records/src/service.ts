@@ -9,8 +9,13 @@ import {
   redisBreaker,
   SqliteRateLimitStore,
   createEventBusFromConfig,
+  loadIoredis,
   openSqlite,
+  OutboxRelay,
+  RedisEventBus,
   SqliteEventBus,
+  SqliteOutboxSource,
+  type OutboxSource,
   startTrimming,
   type Announcements,
   type BuiltService,
@@ -115,14 +120,17 @@ export async function openRecordStore(config: RecordsConfig): Promise<RecordStor
   if (config.MONGO_URL) {
     return MongoRecordStore.connect(config.MONGO_URL, {
       commitTimeMs: config.PLINTH_MONGO_COMMIT_TIMEOUT_MS,
+      // With Redis carrying the events (cluster): the outbox collection, relayed to Redis.
+      outbox: Boolean(config.REDIS_URL),
       admission: { maxQueued: config.PLINTH_QUERY_QUEUE_LIMIT, maxWaitMs: config.PLINTH_QUERY_QUEUE_MS },
     });
   }
   return SqliteRecordStore.open(path.join(config.PLINTH_DATA_DIR, 'records.db'), {
     readers: config.PLINTH_SQLITE_READERS,
     inlineQueryMs: config.PLINTH_SQLITE_INLINE_QUERY_MS,
-    // The change events are kept in records.db, each written with its change: realtime reads
-    // them standalone, webhooks always (with Redis, events are also published to its streams).
+    // The change events are kept in records.db, each written with its change (the outbox):
+    // realtime reads them standalone, webhooks always, and in a cluster the relay copies them to
+    // Redis (docs/architecture.md "The outbox").
     outbox: true,
     admission: { maxQueued: config.PLINTH_QUERY_QUEUE_LIMIT, maxWaitMs: config.PLINTH_QUERY_QUEUE_MS },
   });
@@ -144,6 +152,64 @@ function counterLimit(config: RecordsConfig, counter: string): number {
     project: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
   };
   return limits[counter] ?? 0;
+}
+
+/** What the relay needs of a store's outbox: the rows, and purges and trims of them. */
+interface OutboxLog {
+  source: OutboxSource;
+  purge(project: ProjectId): Promise<number>;
+  trim(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The outbox of `store`: the `events` table of records.db, or the MongoDB outbox collection. */
+function outboxLogOf(store: RecordStore, config: RecordsConfig): OutboxLog {
+  const retention = { maxEvents: config.PLINTH_EVENTS_MAX, maxAgeMs: config.PLINTH_EVENTS_MAX_AGE_MINUTES * 60_000 };
+  if (store instanceof MongoRecordStore) {
+    const log = store.outboxLog();
+    return { source: log.source, purge: log.purge, trim: () => log.trim(retention), close: async () => {} };
+  }
+  const file = path.join(config.PLINTH_DATA_DIR, 'records.db');
+  // The outbox's own upkeep (purges, trims); its tails are never started here.
+  const bus = new SqliteEventBus({ file, retention });
+  const source = new SqliteOutboxSource(file);
+  return {
+    source,
+    purge: (project) => bus.purge(project),
+    trim: () => bus.trim(),
+    close: async () => {
+      await source.close();
+      await bus.close();
+    },
+  };
+}
+
+/** The outbox relay of a cluster (docs/architecture.md "The outbox"): one process at a time holds its lease. */
+function startRelay(store: RecordStore, config: RecordsConfig, logger: Logger): { relay: OutboxRelay; outbox: OutboxLog; stop: () => Promise<void> } {
+  const outbox = outboxLogOf(store, config);
+  const trimTimer = setInterval(() => void outbox.trim().catch((err: unknown) => logger.warn({ err }, 'outbox trim failed')), 60_000);
+  trimTimer.unref?.();
+  const redis = new (loadIoredis().Redis)(config.REDIS_URL!, { maxRetriesPerRequest: 2 });
+  redis.on('error', () => {});
+  const relay = new OutboxRelay({
+    redis,
+    source: outbox.source,
+    prefix: config.PLINTH_EVENTS_PREFIX,
+    shards: config.PLINTH_EVENTS_SHARDS,
+    maxPerShard: Math.ceil(config.PLINTH_EVENTS_MAX / config.PLINTH_EVENTS_SHARDS),
+    onError: (err) => logger.warn({ err }, 'outbox relay: Redis unavailable, will go on from what it holds'),
+  });
+  relay.start();
+  return {
+    relay,
+    outbox,
+    stop: async () => {
+      clearInterval(trimTimer);
+      await relay.stop();
+      await outbox.close();
+      redis.disconnect();
+    },
+  };
 }
 
 /** Wires the records service's adapters from configuration. Used by main.ts and by standalone mode. */
@@ -178,12 +244,22 @@ export async function buildRecordsService(
   const ownBus = opts.events ? null : createEventBusFromConfig(config);
   const events = opts.events ?? ownBus!;
   const stopTrimming = ownBus ? startTrimming(ownBus, 60_000, (err) => logger.warn({ err }, 'event log trim failed')) : () => {};
-  // Webhooks read the SQLite outbox; with MongoDB they wait for its outbox (docs/webhooks.md).
+  // Cluster with an outbox: the relay copies it to the Redis streams (one process at a time holds its lease).
+  const relayed = store.writesEvents && events instanceof RedisEventBus ? startRelay(store, config, logger) : null;
+  /** Relayed: the outbox is purged (its marker is copied too) and Redis forgets the project's entries. */
+  const purgeEvents = async (project: ProjectId): Promise<number> => {
+    if (!relayed || !(events instanceof RedisEventBus)) return events.purge(project);
+    const through = await relayed.outbox.purge(project);
+    await events.forget(project, through);
+    return through;
+  };
+  // Webhooks read the SQLite outbox; with MongoDB they wait for a reader of its outbox (docs/webhooks.md).
   const webhooks: Webhooks | null = config.MONGO_URL
     ? null
     : buildWebhooks(config, logger.child({ component: 'webhooks' }), { queue: opts.webhookQueue, resolver: opts.webhookResolver, mailQueue: opts.mailQueue });
-  // With Redis carrying events, the outbox of records.db is trimmed here (realtime trims it standalone).
-  const outboxTrimmer = !config.MONGO_URL && !(events instanceof SqliteEventBus) ? new SqliteEventBus({ file: path.join(config.PLINTH_DATA_DIR, 'records.db') }) : null;
+  // The outbox of records.db is trimmed by realtime's log standalone and by the relay in a cluster;
+  // here only when neither runs.
+  const outboxTrimmer = !config.MONGO_URL && !relayed && !(events instanceof SqliteEventBus) ? new SqliteEventBus({ file: path.join(config.PLINTH_DATA_DIR, 'records.db') }) : null;
   const stopOutboxTrimming = outboxTrimmer ? startTrimming(outboxTrimmer, 60_000, (err) => logger.warn({ err }, 'outbox trim failed')) : () => {};
   if (webhooks && events instanceof SqliteEventBus) events.onAppended(() => webhooks.wake());
   const { app, subscribe } = buildRecordsApp({
@@ -203,9 +279,10 @@ export async function buildRecordsService(
     },
     publish: async (event) => {
       webhooks?.wake();
-      if (store.writesEvents && events instanceof SqliteEventBus) {
-        // The event committed with the write (the outbox): only wake the readers.
-        events.notifyAppended();
+      if (store.writesEvents) {
+        // The event committed with the write (the outbox): only wake the readers, or the relay.
+        if (events instanceof SqliteEventBus) events.notifyAppended();
+        relayed?.relay.poke();
         return;
       }
       // The write is committed: its event is retried while the log is briefly away (a Redis
@@ -225,7 +302,7 @@ export async function buildRecordsService(
         }
       }
     },
-    purgeEvents: (project) => events.purge(project),
+    purgeEvents: (project) => purgeEvents(project),
     limits: limitsFromConfig(config),
     files: {
       storage: fileStorage,
@@ -271,7 +348,7 @@ export async function buildRecordsService(
       await purgeRecords(store, project);
       await fileStorage.deletePrefix(fileKey(project));
       // The change events carry record data: they go too, realtime replicas or not.
-      await events.purge(project);
+      await purgeEvents(project);
       await webhooks?.purge(project);
       tokens?.forget(project);
     },
@@ -282,6 +359,7 @@ export async function buildRecordsService(
       stopOutboxTrimming();
       await webhooks?.close();
       await outboxTrimmer?.close();
+      await relayed?.stop();
       await ownBus?.close();
       await ownAnnouncements?.close();
       sweeps.stop();

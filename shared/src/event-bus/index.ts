@@ -4,3 +4,6 @@ export * from './sqlite-outbox';
 export * from './sqlite-outbox-reader';
 export * from './redis-event-bus';
 export * from './from-config';
+export * from './outbox-source';
+export * from './outbox-relay';
+export * from './redis-event-keys';

@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ProjectId } from '../types';
+import { RedisEventKeys } from './redis-event-keys';
 import { runRedisTail } from './redis-event-tail';
 import {
   DEFAULT_EVENT_RETENTION,
@@ -40,6 +41,15 @@ export interface RedisEventBusOptions {
  *                     one field per deleted project id, kept for good
  *   <prefix>epoch     the log's epoch: made by the first append to an empty Redis, so a Redis
  *                     that restarted empty (or any other that lost the key) is a new epoch
+ *
+ * A relayed log (cluster with an outbox: outbox-relay.ts writes it, `publish` is not used) keeps
+ * the same streams with the store's positions as entry ids, the outbox's epoch, and also:
+ *   entry field sp    the seq of the entry before it in its shard (0: none)
+ *   <prefix>seq:<n>   the last position copied into shard n
+ *   <prefix>relayed   the last outbox position copied (every shard)
+ *   <prefix>floor     positions at or below it were never copied into this Redis
+ *   <prefix>replay    the outbox head when the relay began filling an empty Redis
+ *   <prefix>relay:lease  the token of the records process that copies
  *
  * A project always maps to the same shard, so its seqs only grow. One Lua script assigns the seq
  * and appends (with an approximate MAXLEN), so seq order is append order even with many writers.
@@ -84,6 +94,7 @@ function field(entry: StreamEntry, name: string): string | undefined {
 }
 
 export class RedisEventBus implements EventBus {
+  private readonly k: RedisEventKeys;
   private readonly redis: Redis;
   private readonly prefix: string;
   private readonly shards: number;
@@ -99,16 +110,14 @@ export class RedisEventBus implements EventBus {
     this.retention = opts.retention ?? DEFAULT_EVENT_RETENTION;
     this.blockMs = opts.blockMs ?? 2000;
     this.ownsConnection = opts.ownsConnection ?? false;
+    this.k = new RedisEventKeys(this.prefix, this.shards);
     this.redis.defineCommand('plinthPublishEvent', { numberOfKeys: 4, lua: PUBLISH });
     this.redis.defineCommand('plinthMarkPurge', { numberOfKeys: 4, lua: MARK_PURGE });
   }
 
   /** Every key this bus writes (tests delete them). */
   keys(): string[] {
-    const out: string[] = [];
-    for (let i = 0; i < this.shards; i++) out.push(this.stream(i), this.counter(i), this.heads(i));
-    out.push(this.purgedKey(), this.epochKey());
-    return out;
+    return this.k.all();
   }
 
   /** `maxEvents` is the total: each shard keeps its share. */
@@ -117,7 +126,7 @@ export class RedisEventBus implements EventBus {
   }
 
   private shardOf(project: string): number {
-    return createHash('sha1').update(project).digest().readUInt32BE(0) % this.shards;
+    return this.k.shardOf(project);
   }
   private stream(shard: number): string {
     return `${this.prefix}s:${shard}`;
@@ -182,6 +191,7 @@ export class RedisEventBus implements EventBus {
       .get(this.counter(shard))
       .hget(this.purgedKey(), project)
       .get(this.epochKey())
+      .get(this.k.floor())
       .exec();
     if (!replies) throw new Error('event bus read was aborted');
     for (const [err] of replies) if (err) throw err;
@@ -191,7 +201,11 @@ export class RedisEventBus implements EventBus {
     const first = firstEntries[0] ? seqOf(firstEntries[0][0]) : last + 1;
     const purgedThrough = Number((replies[3]![1] as string | null) ?? 0);
     const epoch = (replies[4]![1] as string | null) ?? '';
-    let trimmed = after + 1 < first || after > last || after < purgedThrough;
+    const floor = Number((replies[5]![1] as string | null) ?? 0);
+    // A relayed entry names the shard's entry before it: one after `after` that is gone was trimmed.
+    const firstPrev = firstEntries[0] ? field(firstEntries[0], 'sp') : undefined;
+    const trimmedBefore = firstPrev !== undefined ? first > after && Number(firstPrev) > after : after + 1 < first;
+    let trimmed = trimmedBefore || after > last || after < purgedThrough || after < floor;
     const events: ChangeEvent[] = [];
     let bytes = 0;
     let examined = 0;
@@ -227,7 +241,15 @@ export class RedisEventBus implements EventBus {
     const streams = Array.from({ length: this.shards }, (_, i) => this.stream(i));
     const counters = Array.from({ length: this.shards }, (_, i) => this.counter(i));
     const loop = () =>
-      runRedisTail({ conn, streams, counters, epochKey: this.epochKey(), blockMs: this.blockMs, listener, onReset, toEvent, stopped: () => stopped, ready });
+      runRedisTail({
+        conn,
+        streams,
+        counters,
+        epochKey: this.epochKey(),
+        relayedKey: this.k.relayed(),
+        floorKey: this.k.floor(),
+        replayKey: this.k.replay(),
+        blockMs: this.blockMs, listener, onReset, toEvent, stopped: () => stopped, ready });
     let ready: () => void = () => {};
     const positioned = new Promise<void>((r) => (ready = r));
     void loop().catch(() => ready());
@@ -254,6 +276,28 @@ export class RedisEventBus implements EventBus {
     const through = Number(
       await mark.call(this.redis, this.counter(shard), this.purgedKey(), stream, this.epochKey(), project, String(Date.now()), randomBytes(8).toString('hex')),
     );
+    await this.deleteEntries(project, through);
+    return through;
+  }
+
+  /**
+   * A relayed log: the project was purged in the outbox at `through` (its marker's position,
+   * which the relay copies too). Records the purge point and deletes the project's entries
+   * before it from its shard stream (bounded as `purge`).
+   */
+  async forget(project: ProjectId, through: number): Promise<void> {
+    await this.redis.eval(
+      "local c = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') if tonumber(ARGV[2]) > c then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end return 1",
+      1,
+      this.purgedKey(),
+      project,
+      through,
+    );
+    await this.deleteEntries(project, through);
+  }
+
+  private async deleteEntries(project: ProjectId, through: number): Promise<void> {
+    const stream = this.stream(this.shardOf(project));
     let start = '-';
     for (;;) {
       const entries = (await this.redis.xrange(stream, start, `${through - 1}-0`, 'COUNT', SCAN_CHUNK)) as StreamEntry[];
@@ -262,7 +306,6 @@ export class RedisEventBus implements EventBus {
       if (entries.length < SCAN_CHUNK) break;
       start = `${seqOf(entries[entries.length - 1]![0])}-1`;
     }
-    return through;
   }
 
   async trim(now = Date.now()): Promise<void> {

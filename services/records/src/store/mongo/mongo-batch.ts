@@ -18,6 +18,8 @@ export interface MongoBatchDeps {
   keysCollection: string;
   majority: WriteConcernSettings;
   transactionOptions: TransactionOptions;
+  /** Appends a write's change event in the batch's transaction (a store with an outbox). */
+  append?: (session: ClientSession, event: BatchWrite['event']) => Promise<unknown>;
 }
 
 interface KeyDocument {
@@ -92,4 +94,5 @@ async function applyOne(deps: MongoBatchDeps, project: ProjectId, w: BatchWrite,
     throw new BatchWriteError(index, uniqueConflict(reportedField(err)));
   }
   if (!done) throw new BatchWriteError(index, 'stale');
+  await deps.append?.(session, w.event);
 }

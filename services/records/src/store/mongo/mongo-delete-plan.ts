@@ -5,7 +5,7 @@
  * same `$in` filter matches a single id or any id of a list.
  */
 import type { ClientSession, Collection as MongoCollection, Db, TransactionOptions } from 'mongodb';
-import type { ProjectId } from '@plinth/shared';
+import type { ChangeEventInput, ProjectId } from '@plinth/shared';
 import type { DeletePlan } from '../record-store';
 import { splitRecord } from '../record-shape';
 import { fieldPath, type RecordDocument } from './mongo-filter';
@@ -15,7 +15,10 @@ class PlanMoved extends Error {}
 
 type RecordsOf = (project: ProjectId, name: string) => MongoCollection<RecordDocument>;
 
-async function applyIn(session: ClientSession, records: RecordsOf, project: ProjectId, plan: DeletePlan): Promise<void> {
+/** Appends a change event inside the plan's transaction (a store with an outbox). */
+export type AppendIn = (session: ClientSession, event: ChangeEventInput) => Promise<unknown>;
+
+async function applyIn(session: ClientSession, records: RecordsOf, project: ProjectId, plan: DeletePlan, append?: AppendIn): Promise<void> {
   for (const { ref, targets, referencing } of plan.guards) {
     if (targets.length === 0) continue;
     const found = await records(project, ref.collection.name)
@@ -37,13 +40,14 @@ async function applyIn(session: ClientSession, records: RecordsOf, project: Proj
     const done = await records(project, collection.name).deleteOne({ _id: { $eq: id }, version: { $eq: version } }, { session });
     if (done.deletedCount !== 1) throw new PlanMoved();
   }
+  if (append) for (const event of plan.events ?? []) await append(session, event);
 }
 
 /** True when the plan was written whole; false (nothing written) when the data moved. */
-export async function applyDeletePlanMongo(db: Db, records: RecordsOf, options: TransactionOptions, project: ProjectId, plan: DeletePlan): Promise<boolean> {
+export async function applyDeletePlanMongo(db: Db, records: RecordsOf, options: TransactionOptions, project: ProjectId, plan: DeletePlan, append?: AppendIn): Promise<boolean> {
   const session = db.client.startSession();
   try {
-    await session.withTransaction(() => applyIn(session, records, project, plan), options);
+    await session.withTransaction(() => applyIn(session, records, project, plan, append), options);
     return true;
   } catch (err) {
     if (err instanceof PlanMoved) return false;

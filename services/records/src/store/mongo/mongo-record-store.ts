@@ -1,12 +1,12 @@
 /**
- * RecordStore on MongoDB (official driver, majority write concern with a timeout). One MongoDB
- * collection per Plinth collection; `indexed`/`unique` fields get real indexes (mongo-collections.ts);
- * compare-and-set is one findOneAndUpdate with the version in the filter; an insert with an
- * idempotency key is one transaction (claim + insert), so it needs a replica set.
+ * RecordStore on MongoDB (majority writes with a timeout). One MongoDB collection per Plinth
+ * collection, real indexes for `indexed`/`unique` fields (mongo-collections.ts); compare-and-set
+ * is one findOneAndUpdate with the version in the filter; an insert with an idempotency key, and
+ * every write with an outbox (mongo-outbox.ts), is one transaction: it needs a replica set.
  */
 import { AdmissionQueue, ConflictError, ensureMongoIndex, migrateMongo, MONGO_MAJORITY, NotFoundError, openOnMongo, transactionOptions, type Collection, type ProjectId, type RecordDoc } from '@plinth/shared';
-import type { Db, Document, Sort, TransactionOptions, WriteConcernSettings } from 'mongodb';
-import { RANK_ORDER, type AggregateQuery, type AggregateResult, type CollectionChange, type DeletePlan, type IdempotencyClaim, type InsertResult, type RecordQuery, type RecordStore } from '../record-store';
+import type { ClientSession, Db, Document, Sort, TransactionOptions, WriteConcernSettings } from 'mongodb';
+import { RANK_ORDER, type AggregateQuery, type AggregateResult, type CollectionChange, type DeletePlan, type IdempotencyClaim, type InsertResult, type OutboxEvent, type RecordQuery, type RecordStore } from '../record-store';
 import { RANK_SORT, withSearch } from './mongo-search';
 import { aggregatePipeline, aggregateResult } from './mongo-aggregate';
 import { joinRecord, keysetPredicate, splitRecord } from '../record-shape';
@@ -18,6 +18,7 @@ import { queryTimeout } from '../query-timeout';
 import { applyDeletePlanMongo } from './mongo-delete-plan';
 import { applyMongoBatch } from './mongo-batch';
 import type { BatchApplied, BatchIdempotency, BatchWrite } from '../batch-write';
+import { appendMongoEvent, initMongoOutbox, mongoOutboxLog, writeWithEvent, type MongoOutboxLog } from './mongo-outbox';
 
 const IDEMPOTENCY = 'plinth_idempotency_keys';
 
@@ -39,6 +40,11 @@ export interface MongoRecordStoreOptions {
    * them a query is refused with 503 overloaded + Retry-After. The wait counts against its budget.
    */
   admission?: { concurrency?: number; maxQueued?: number; maxWaitMs?: number };
+  /**
+   * Keep the change events in the outbox collection (mongo-outbox.ts), each written in its
+   * write's transaction (a cluster with a relay to Redis). Default false.
+   */
+  outbox?: boolean;
 }
 
 interface IdempotencyDocument {
@@ -62,7 +68,7 @@ function toDocument(record: RecordDoc): RecordDocument {
 }
 
 export class MongoRecordStore implements RecordStore {
-  readonly writesEvents: boolean = false;
+  readonly writesEvents: boolean;
   private readonly majority: WriteConcernSettings;
   private readonly queryTimeMs: number;
   private readonly collections: MongoCollections;
@@ -77,6 +83,7 @@ export class MongoRecordStore implements RecordStore {
     private readonly onClose: () => Promise<void> = async () => {},
     options: MongoRecordStoreOptions = {},
   ) {
+    this.writesEvents = options.outbox ?? false;
     this.majority = { ...MONGO_MAJORITY, ...(options.writeTimeoutMs ? { wtimeoutMS: options.writeTimeoutMs } : {}) };
     this.queryTimeMs = options.queryTimeMs ?? 5_000;
     this.collections = new MongoCollections(db, this.majority, options.indexBuildTimeMs ?? 20_000);
@@ -111,6 +118,18 @@ export class MongoRecordStore implements RecordStore {
     await ensureMongoIndex(this.db.collection(IDEMPOTENCY), { expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 0 });
     // Collection create/delete and project purge delete keys by project and collection.
     await ensureMongoIndex(this.db.collection(IDEMPOTENCY), { project: 1, collection: 1 }, { name: 'project_collection' });
+    if (this.writesEvents) await initMongoOutbox(this.db);
+  }
+
+  /** `write`, and (outbox) its event in the same transaction when `happened` says it wrote. */
+  private withEvent<T>(event: OutboxEvent | undefined, write: (session?: ClientSession) => Promise<T>, happened: (result: T) => boolean): Promise<T> {
+    return this.writesEvents && event ? writeWithEvent(this.db, this.transactionOptions, event, write, happened) : write();
+  }
+
+  /** A collection change and its event: not one transaction (index builds cannot run in one); the event follows. */
+  private async afterChange(event: OutboxEvent | undefined, changed: boolean): Promise<boolean> {
+    if (changed) await this.withEvent(event, async () => true, () => true);
+    return changed;
   }
 
   private keys() {
@@ -136,15 +155,15 @@ export class MongoRecordStore implements RecordStore {
     });
   }
 
-  async updateCollection(project: ProjectId, change: CollectionChange): Promise<boolean> {
-    return this.collections.update(project, change.next, change.expectedRevision, change.removedFields);
+  async updateCollection(project: ProjectId, change: CollectionChange, event?: OutboxEvent): Promise<boolean> {
+    return this.afterChange(event, await this.collections.update(project, change.next, change.expectedRevision, change.removedFields));
   }
 
-  async deleteCollection(project: ProjectId, name: string): Promise<boolean> {
+  async deleteCollection(project: ProjectId, name: string, event?: OutboxEvent): Promise<boolean> {
     const gone = await this.collections.meta().deleteOne({ _id: `${project}/${name}`, ...PUBLISHED });
     await this.keys().deleteMany({ project, collection: name });
     await this.records(project, name).drop();
-    return gone.deletedCount === 1;
+    return this.afterChange(event, gone.deletedCount === 1);
   }
 
   async purgeProject(project: ProjectId): Promise<void> {
@@ -177,7 +196,7 @@ export class MongoRecordStore implements RecordStore {
    * together or not at all, so a retry after any error can neither duplicate the record nor
    * replay one that was never stored.
    */
-  private async insertIdempotent(project: ProjectId, collection: string, record: RecordDoc, claim: IdempotencyClaim): Promise<InsertResult> {
+  private async insertIdempotent(project: ProjectId, collection: string, record: RecordDoc, claim: IdempotencyClaim, event?: OutboxEvent): Promise<InsertResult> {
     const _id = `${project}/${collection}/${claim.key}`;
     const now = new Date(claim.now);
     const session = this.db.client.startSession();
@@ -201,6 +220,7 @@ export class MongoRecordStore implements RecordStore {
             throw err;
           }
           await this.records(project, collection).insertOne(toDocument(record), { session });
+          if (event && this.writesEvents) await appendMongoEvent(this.db, session, event);
           return { record, replayed: false };
         },
         this.transactionOptions,
@@ -226,13 +246,13 @@ export class MongoRecordStore implements RecordStore {
     throw uniqueConflict(reported);
   }
 
-  async insertRecord(project: ProjectId, collection: Collection, record: RecordDoc, idempotency?: IdempotencyClaim): Promise<InsertResult> {
+  async insertRecord(project: ProjectId, collection: Collection, record: RecordDoc, idempotency?: IdempotencyClaim, event?: OutboxEvent): Promise<InsertResult> {
     assertStorable(record);
     let result: InsertResult;
     try {
-      if (idempotency) result = await this.insertIdempotent(project, collection.name, record, idempotency);
+      if (idempotency) result = await this.insertIdempotent(project, collection.name, record, idempotency, event);
       else {
-        await this.records(project, collection.name).insertOne(toDocument(record));
+        await this.withEvent(event, (session) => this.records(project, collection.name).insertOne(toDocument(record), { session }), () => true);
         result = { record, replayed: false };
       }
     } catch (err) {
@@ -247,30 +267,29 @@ export class MongoRecordStore implements RecordStore {
     return doc ? toRecord(doc) : null;
   }
 
-  async replaceRecord(project: ProjectId, collection: Collection, next: RecordDoc, expectedVersion: number): Promise<RecordDoc | null> {
+  async replaceRecord(project: ProjectId, collection: Collection, next: RecordDoc, expectedVersion: number, event?: OutboxEvent): Promise<RecordDoc | null> {
     assertStorable(next);
     const { _id, version, updated_at, data } = toDocument(next);
     try {
-      const after = await this.records(project, collection.name).findOneAndUpdate(
-        { _id: { $eq: _id }, version: { $eq: expectedVersion } },
-        { $set: { version, updated_at, data } },
-        { returnDocument: 'after' },
-      );
+      const write = (session?: ClientSession) =>
+        this.records(project, collection.name).findOneAndUpdate({ _id: { $eq: _id }, version: { $eq: expectedVersion } }, { $set: { version, updated_at, data } }, { returnDocument: 'after', session });
+      const after = await this.withEvent(event, write, (doc) => doc !== null);
       return after ? toRecord(after) : null;
     } catch (err) {
       return this.translateUnique(err, project, collection, next);
     }
   }
 
-  async deleteRecord(project: ProjectId, collection: Collection, id: string, expectedVersion?: number): Promise<boolean> {
+  async deleteRecord(project: ProjectId, collection: Collection, id: string, expectedVersion?: number, event?: OutboxEvent): Promise<boolean> {
     const filter = expectedVersion === undefined ? { _id: { $eq: id } } : { _id: { $eq: id }, version: { $eq: expectedVersion } };
-    const result = await this.records(project, collection.name).deleteOne(filter);
+    const result = await this.withEvent(event, (session) => this.records(project, collection.name).deleteOne(filter, { session }), (r) => r.deletedCount === 1);
     return result.deletedCount === 1;
   }
 
   async applyDeletePlan(project: ProjectId, plan: DeletePlan): Promise<boolean> {
     try {
-      return await applyDeletePlanMongo(this.db, (p, name) => this.records(p, name), this.transactionOptions, project, plan);
+      const append = this.writesEvents ? (session: ClientSession, e: OutboxEvent) => appendMongoEvent(this.db, session, e) : undefined;
+      return await applyDeletePlanMongo(this.db, (p, name) => this.records(p, name), this.transactionOptions, project, plan, append);
     } catch (err) {
       if (isDuplicateKey(err)) throw uniqueConflict(reportedField(err));
       throw err;
@@ -278,7 +297,8 @@ export class MongoRecordStore implements RecordStore {
   }
 
   async applyBatch(project: ProjectId, writes: BatchWrite[], idempotency?: BatchIdempotency): Promise<BatchApplied> {
-    const deps = { db: this.db, records: (p: ProjectId, n: string) => this.records(p, n), keysCollection: IDEMPOTENCY, majority: this.majority, transactionOptions: this.transactionOptions };
+    const append = this.writesEvents ? (session: ClientSession, e: OutboxEvent) => appendMongoEvent(this.db, session, e) : undefined;
+    const deps = { db: this.db, records: (p: ProjectId, n: string) => this.records(p, n), keysCollection: IDEMPOTENCY, majority: this.majority, transactionOptions: this.transactionOptions, append };
     return applyMongoBatch(deps, project, writes, idempotency);
   }
 
@@ -359,6 +379,9 @@ export class MongoRecordStore implements RecordStore {
   async explainQuery(project: ProjectId, collection: Collection, query: RecordQuery): Promise<Document> {
     return this.findFor(project, collection, query).explain('executionStats');
   }
+
+  /** The outbox as the relay reads it, and its upkeep (a store made with `outbox: true`). */
+  outboxLog = (): MongoOutboxLog => mongoOutboxLog(this.db);
 
   async ping(): Promise<void> {
     await this.db.command({ ping: 1 });
