@@ -66,7 +66,8 @@ export class SqliteEventBus implements EventBus {
   private timer: NodeJS.Timeout | null = null;
   private wakeScheduled = false;
   /** Called after each committed append (standalone workers tell the others; see `poke`). */
-  private appended: (() => void) | null = null;
+  /** Who hears of each group appended: the other workers' wake-up, webhooks (each adds its own). */
+  private readonly appended: Array<() => void> = [];
   /** Published, not yet appended (see publish). */
   private readonly queued: Array<{ event: ChangeEventInput; resolve: (seq: number) => void; reject: (err: unknown) => void }> = [];
 
@@ -133,7 +134,7 @@ export class SqliteEventBus implements EventBus {
     const assigned = seqs;
     batch.forEach((e, i) => e.resolve(assigned[i]!));
     this.wake();
-    this.appended?.();
+    for (const fn of this.appended) fn();
   }
 
   /**
@@ -143,12 +144,12 @@ export class SqliteEventBus implements EventBus {
    */
   notifyAppended(): void {
     this.wake();
-    this.appended?.();
+    for (const fn of this.appended) fn();
   }
 
-  /** Calls `fn` after each group of events this instance appended (once per group, not per event). */
+  /** Calls `fn`, beside any earlier listener, after each group of events this instance appended (once per group, not per event). */
   onAppended(fn: () => void): void {
-    this.appended = fn;
+    this.appended.push(fn);
   }
 
   /**
