@@ -52,10 +52,16 @@ describe('scheduled backups', () => {
     const restored = path.join(root, 'restored');
     const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'restore', path.join(backups, complete[1]!), '--data-dir', restored], { encoding: 'utf8' });
     // Every database the server made (whatever services made them), and credentials.json.
-    const live = fs.readdirSync(dataDir).filter((f) => !/-(wal|shm)$/.test(f)).sort();
+    // Regular files, at any depth (stored files live under files/; an empty directory is not data).
+    const regularFiles = (dir: string): string[] =>
+      (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+        .filter((e) => e.isFile() && !/-(wal|shm)$/.test(e.name))
+        .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+        .sort();
+    const live = regularFiles(dataDir);
     expect(live).toEqual(expect.arrayContaining(['auth.db', 'credentials.json', 'gateway.db', 'records.db']));
     expect(JSON.parse(stdout)).toMatchObject({ data_dir: restored, files: live.length });
-    expect(fs.readdirSync(restored).sort()).toEqual(live);
+    expect(regularFiles(restored)).toEqual(live);
   }, 120_000);
 
   it('with two workers, only the primary schedules: one backup per time, none failed', async () => {

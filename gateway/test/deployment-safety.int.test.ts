@@ -54,7 +54,11 @@ describe('standalone process: secrets at rest and exposure', () => {
       expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
       const files = fs.readdirSync(dataDir);
       expect(files).toEqual(expect.arrayContaining(['auth.db', 'gateway.db', 'records.db', 'credentials.json']));
-      for (const f of files) expect({ f, mode: (fs.statSync(path.join(dataDir, f)).mode & 0o777).toString(8) }).toEqual({ f, mode: '600' });
+      // Directories (the stored files') 0700, every file 0600.
+      for (const f of files) {
+        const st = fs.statSync(path.join(dataDir, f));
+        expect({ f, mode: (st.mode & 0o777).toString(8) }).toEqual({ f, mode: st.isDirectory() ? '700' : '600' });
+      }
 
       // /metrics on the public port: the operator key only; on the metrics port: open to the scraper.
       expect((await fetch(`${s.url}/metrics`)).status).toBe(401);

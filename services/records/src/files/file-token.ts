@@ -44,7 +44,7 @@ function sign(secret: string, payload: string): string {
 export function issueFileToken(secret: string, claims: Omit<FileTokenClaims, 'exp'>, nowSeconds = Math.floor(Date.now() / 1000), ttl = FILE_TOKEN_TTL_SECONDS): { token: string; expires_at: string } {
   const exp = nowSeconds + ttl;
   const user = claims.user ? { a: [claims.user.email, claims.user.email_verified, claims.user.claims] } : {};
-  const payload = b64(JSON.stringify({ p: claims.project, u: claims.uid, s: claims.sid, i: claims.iat ?? 0, e: exp, ...user }));
+  const payload = b64(JSON.stringify({ p: claims.project, u: claims.uid, s: claims.sid, ...(claims.iat !== undefined ? { i: claims.iat } : {}), e: exp, ...user }));
   return { token: `${PREFIX}.${payload}.${sign(secret, payload)}`, expires_at: new Date(exp * 1000).toISOString() };
 }
 

@@ -77,6 +77,9 @@ describe('user token verification (X-Db-User-Token)', () => {
       email_verified: true,
       claims: { role: 'admin', teams: ['red'] },
       exp: expect.any(Number),
+      // The session and issue time, which a file token asked for with it is bound to.
+      sid: 'ses_1',
+      iat: expect.any(Number),
     });
     expect(auth.exp).toBeGreaterThan(nowSeconds());
   });

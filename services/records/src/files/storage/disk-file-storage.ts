@@ -33,7 +33,8 @@ export class DiskFileStorage implements FileStorage {
   constructor(private readonly root: string) {}
 
   async init(): Promise<this> {
-    await fs.mkdir(path.join(this.root, PARTIAL), { recursive: true });
+    // Only Plinth's user reads stored files, as every other file of the data directory.
+    await fs.mkdir(path.join(this.root, PARTIAL), { recursive: true, mode: 0o700 });
     return this;
   }
 
@@ -45,11 +46,11 @@ export class DiskFileStorage implements FileStorage {
     const metered = new MeteredBody(body, opts.maxBytes);
     const partial = path.join(this.root, PARTIAL, randomUUID());
     try {
-      const out = createWriteStream(partial, { flags: 'wx' });
+      const out = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
       await pipeline(Readable.from(metered), out);
       await fsyncPath(partial);
       const target = this.pathOf(key);
-      await fs.mkdir(path.dirname(target), { recursive: true });
+      await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
       await fs.rename(partial, target);
       await fsyncPath(path.dirname(target));
       return metered.result();
