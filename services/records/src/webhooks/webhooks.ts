@@ -92,7 +92,7 @@ export function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_SECRET:
     dispatcher,
     wake: () => dispatcher.wake(),
     purge: async (project) => {
-      store.purgeProject(project);
+      await store.purgeProject(project);
       await queue.purgeProject(project);
     },
     close: async () => {
