@@ -18,6 +18,7 @@ const IMAGE = 'mongo:7';
 const MONGO_SUITES = [
   'gateway/test/mongo-project-store.test.ts',
   'services/records/test/mongo-record-store.test.ts',
+  'services/records/test/webhooks/webhook-stores.test.ts',
   'services/auth/test/mongo-user-store.test.ts',
 ];
 

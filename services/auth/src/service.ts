@@ -116,10 +116,10 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     users = new SqliteUserStore(embeddedDb());
   }
   closers.push(() => users.close());
-  // User events for webhooks (docs/webhooks.md). On MongoDB, records has no webhooks yet (they
-  // need its SQLite outbox): nothing would consume the jobs, so none are made.
+  // User events for webhooks (docs/webhooks.md "User events"): records consumes the queue, on
+  // SQLite and on MongoDB alike.
   let webhookQueue = opts.webhookQueue;
-  if (!webhookQueue && !config.MONGO_URL) {
+  if (!webhookQueue) {
     const own = createWebhookQueueFromConfig(config, { logger });
     closers.push(() => own.close());
     webhookQueue = own;

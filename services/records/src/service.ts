@@ -20,6 +20,7 @@ import {
   type Announcements,
   type BuiltService,
   type EventBus,
+  type EventRetention,
   type ProjectId,
   type ResolveSubscription,
   type SqliteDatabase,
@@ -120,8 +121,9 @@ export async function openRecordStore(config: RecordsConfig): Promise<RecordStor
   if (config.MONGO_URL) {
     return MongoRecordStore.connect(config.MONGO_URL, {
       commitTimeMs: config.PLINTH_MONGO_COMMIT_TIMEOUT_MS,
-      // With Redis carrying the events (cluster): the outbox collection, relayed to Redis.
-      outbox: Boolean(config.REDIS_URL),
+      // The change events are kept in the outbox collection, each written in its change's
+      // transaction: webhooks read them always, and with Redis (cluster) the relay copies them.
+      outbox: true,
       admission: { maxQueued: config.PLINTH_QUERY_QUEUE_LIMIT, maxWaitMs: config.PLINTH_QUERY_QUEUE_MS },
     });
   }
@@ -154,6 +156,18 @@ function counterLimit(config: RecordsConfig, counter: string): number {
   return limits[counter] ?? 0;
 }
 
+/** The outbox's retention (PLINTH_EVENTS_MAX, PLINTH_EVENTS_MAX_AGE_MINUTES). */
+function retentionOf(config: RecordsConfig): EventRetention {
+  return { maxEvents: config.PLINTH_EVENTS_MAX, maxAgeMs: config.PLINTH_EVENTS_MAX_AGE_MINUTES * 60_000 };
+}
+
+/** Runs `task` once a minute until the returned function is called. */
+function startInterval(task: () => Promise<void>, onError: (err: unknown) => void): () => void {
+  const timer = setInterval(() => void task().catch(onError), 60_000);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}
+
 /** What the relay needs of a store's outbox: the rows, and purges and trims of them. */
 interface OutboxLog {
   source: OutboxSource;
@@ -164,7 +178,7 @@ interface OutboxLog {
 
 /** The outbox of `store`: the `events` table of records.db, or the MongoDB outbox collection. */
 function outboxLogOf(store: RecordStore, config: RecordsConfig): OutboxLog {
-  const retention = { maxEvents: config.PLINTH_EVENTS_MAX, maxAgeMs: config.PLINTH_EVENTS_MAX_AGE_MINUTES * 60_000 };
+  const retention = retentionOf(config);
   if (store instanceof MongoRecordStore) {
     const log = store.outboxLog();
     return { source: log.source, purge: log.purge, trim: () => log.trim(retention), close: async () => {} };
@@ -246,22 +260,32 @@ export async function buildRecordsService(
   const stopTrimming = ownBus ? startTrimming(ownBus, 60_000, (err) => logger.warn({ err }, 'event log trim failed')) : () => {};
   // Cluster with an outbox: the relay copies it to the Redis streams (one process at a time holds its lease).
   const relayed = store.writesEvents && events instanceof RedisEventBus ? startRelay(store, config, logger) : null;
+  // MongoDB without Redis: the outbox is not relayed, so it is trimmed and purged here (its
+  // events reach realtime through the bus, published after each write).
+  const unrelayedMongo = store instanceof MongoRecordStore && !relayed ? store.outboxLog() : null;
+  const stopMongoTrimming = unrelayedMongo ? startInterval(() => unrelayedMongo.trim(retentionOf(config)), (err) => logger.warn({ err }, 'outbox trim failed')) : () => {};
   /** Relayed: the outbox is purged (its marker is copied too) and Redis forgets the project's entries. */
   const purgeEvents = async (project: ProjectId): Promise<number> => {
+    await unrelayedMongo?.purge(project);
     if (!relayed || !(events instanceof RedisEventBus)) return events.purge(project);
     const through = await relayed.outbox.purge(project);
     await events.forget(project, through);
     return through;
   };
-  // Webhooks read the SQLite outbox; with MongoDB they wait for a reader of its outbox (docs/webhooks.md).
-  const webhooks: Webhooks | null = config.MONGO_URL
-    ? null
-    : buildWebhooks(config, logger.child({ component: 'webhooks' }), { queue: opts.webhookQueue, resolver: opts.webhookResolver, mailQueue: opts.mailQueue });
+  // Webhooks read the store's outbox: records.db's, or MongoDB's (docs/webhooks.md).
+  const webhooks: Webhooks = await buildWebhooks(config, logger.child({ component: 'webhooks' }), {
+    queue: opts.webhookQueue,
+    resolver: opts.webhookResolver,
+    mailQueue: opts.mailQueue,
+    mongoDb: store instanceof MongoRecordStore ? store.db : undefined,
+  });
   // The outbox of records.db is trimmed by realtime's log standalone and by the relay in a cluster;
   // here only when neither runs.
   const outboxTrimmer = !config.MONGO_URL && !relayed && !(events instanceof SqliteEventBus) ? new SqliteEventBus({ file: path.join(config.PLINTH_DATA_DIR, 'records.db') }) : null;
   const stopOutboxTrimming = outboxTrimmer ? startTrimming(outboxTrimmer, 60_000, (err) => logger.warn({ err }, 'outbox trim failed')) : () => {};
-  if (webhooks && events instanceof SqliteEventBus) events.onAppended(() => webhooks.wake());
+  if (events instanceof SqliteEventBus) events.onAppended(() => webhooks.wake());
+  // The bus reads the store's outbox itself (records.db, or the relay's copy): a write only wakes it.
+  const busHasOutbox = store.writesEvents && (relayed !== null || !(store instanceof MongoRecordStore));
   const { app, subscribe } = buildRecordsApp({
     logger,
     internalSecret: config.PLINTH_INTERNAL_SECRET,
@@ -278,8 +302,8 @@ export async function buildRecordsService(
       await redis?.ping();
     },
     publish: async (event) => {
-      webhooks?.wake();
-      if (store.writesEvents) {
+      webhooks.wake();
+      if (busHasOutbox) {
         // The event committed with the write (the outbox): only wake the readers, or the relay.
         if (events instanceof SqliteEventBus) events.notifyAppended();
         relayed?.relay.poke();
@@ -312,7 +336,7 @@ export async function buildRecordsService(
       ...(sources.revocations ? { isSessionRevoked: (project: ProjectId, sid: string, iat: number) => sources.revocations!.isRevoked(project, sid, iat) } : {}),
     },
     maxBatchOperations: config.PLINTH_MAX_BATCH_OPERATIONS,
-    webhooks: webhooks ?? undefined,
+    webhooks,
     rateLimits: {
       perPublicKey: config.PLINTH_RATE_LIMIT_PUBLIC_KEY,
       perAnonymous: config.PLINTH_RATE_LIMIT_ANONYMOUS,
@@ -349,7 +373,7 @@ export async function buildRecordsService(
       await fileStorage.deletePrefix(fileKey(project));
       // The change events carry record data: they go too, realtime replicas or not.
       await purgeEvents(project);
-      await webhooks?.purge(project);
+      await webhooks.purge(project);
       tokens?.forget(project);
     },
     subscribe,
@@ -357,7 +381,8 @@ export async function buildRecordsService(
     close: async () => {
       stopTrimming();
       stopOutboxTrimming();
-      await webhooks?.close();
+      stopMongoTrimming();
+      await webhooks.close();
       await outboxTrimmer?.close();
       await relayed?.stop();
       await ownBus?.close();

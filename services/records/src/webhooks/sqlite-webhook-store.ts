@@ -87,7 +87,7 @@ export class SqliteWebhookStore implements WebhookStore {
     return s;
   }
 
-  insert(h: StoredWebhook): void {
+  async insert(h: StoredWebhook): Promise<void> {
     this
       .prepare(
         `INSERT INTO webhooks (project, id, url, events, collections, secret, enabled, disabled_reason, consecutive_failures, created_at, updated_at)
@@ -96,22 +96,26 @@ export class SqliteWebhookStore implements WebhookStore {
       .run(h.project, h.id, h.url, JSON.stringify(h.events), h.collections ? JSON.stringify(h.collections) : null, h.secret, h.enabled ? 1 : 0, h.disabled_reason, h.consecutive_failures, h.created_at, h.updated_at);
   }
 
-  list(project: ProjectId): StoredWebhook[] {
+  async list(project: ProjectId): Promise<StoredWebhook[]> {
     return (this.prepare('SELECT * FROM webhooks WHERE project = ? ORDER BY created_at, id').all(project) as HookRow[]).map(toHook);
   }
 
-  count(project: ProjectId): number {
+  async count(project: ProjectId): Promise<number> {
     return (this.prepare('SELECT COUNT(*) AS n FROM webhooks WHERE project = ?').get(project) as { n: number }).n;
   }
 
-  get(project: ProjectId, id: string): StoredWebhook | null {
+  async get(project: ProjectId, id: string): Promise<StoredWebhook | null> {
+    return this.row(project, id);
+  }
+
+  private row(project: ProjectId, id: string): StoredWebhook | null {
     const row = this.prepare('SELECT * FROM webhooks WHERE project = ? AND id = ?').get(project, id) as HookRow | undefined;
     return row ? toHook(row) : null;
   }
 
-  update(project: ProjectId, id: string, c: WebhookChanges, now: string): StoredWebhook | null {
+  async update(project: ProjectId, id: string, c: WebhookChanges, now: string): Promise<StoredWebhook | null> {
     return this.db.transaction(() => {
-      const current = this.get(project, id);
+      const current = this.row(project, id);
       if (!current) return null;
       const enabled = c.enabled ?? current.enabled;
       const reenabled = c.enabled === true && !current.enabled;
@@ -131,18 +135,18 @@ export class SqliteWebhookStore implements WebhookStore {
           project,
           id,
         );
-      return this.get(project, id);
+      return this.row(project, id);
     })();
   }
 
-  delete(project: ProjectId, id: string): boolean {
+  async delete(project: ProjectId, id: string): Promise<boolean> {
     return this.db.transaction(() => {
       this.prepare('DELETE FROM webhook_deliveries WHERE project = ? AND webhook = ?').run(project, id);
       return this.prepare('DELETE FROM webhooks WHERE project = ? AND id = ?').run(project, id).changes > 0;
     })();
   }
 
-  addDelivery(project: ProjectId, d: Pick<WebhookDelivery, 'id' | 'webhook' | 'event_id' | 'event_type'>, now: string): void {
+  async addDelivery(project: ProjectId, d: Pick<WebhookDelivery, 'id' | 'webhook' | 'event_id' | 'event_type'>, now: string): Promise<void> {
     this
       .prepare(
         `INSERT INTO webhook_deliveries (project, id, webhook, event_id, event_type, status, created_at, updated_at)
@@ -151,7 +155,7 @@ export class SqliteWebhookStore implements WebhookStore {
       .run(project, d.id, d.webhook, d.event_id, d.event_type, now, now);
   }
 
-  listDeliveries(project: ProjectId, webhook: string, opts: { status?: DeliveryStatus; limit: number }): WebhookDelivery[] {
+  async listDeliveries(project: ProjectId, webhook: string, opts: { status?: DeliveryStatus; limit: number }): Promise<WebhookDelivery[]> {
     const byStatus = opts.status ? 'AND status = ?' : '';
     const args: unknown[] = [project, webhook, ...(opts.status ? [opts.status] : []), opts.limit];
     return this
@@ -162,7 +166,7 @@ export class SqliteWebhookStore implements WebhookStore {
       .all(...args) as WebhookDelivery[];
   }
 
-  getDelivery(project: ProjectId, id: string): WebhookDelivery | null {
+  async getDelivery(project: ProjectId, id: string): Promise<WebhookDelivery | null> {
     return (
       (this
         .prepare('SELECT id, webhook, event_id, event_type, status, attempts, last_status, last_error, created_at, updated_at FROM webhook_deliveries WHERE project = ? AND id = ?')
@@ -170,11 +174,11 @@ export class SqliteWebhookStore implements WebhookStore {
     );
   }
 
-  setStatus(project: ProjectId, id: string, status: DeliveryStatus, now: string): void {
+  async setStatus(project: ProjectId, id: string, status: DeliveryStatus, now: string): Promise<void> {
     this.prepare('UPDATE webhook_deliveries SET status = ?, updated_at = ? WHERE project = ? AND id = ?').run(status, now, project, id);
   }
 
-  recordAttempt(project: ProjectId, id: string, o: { status: DeliveryStatus; last_status: number | null; last_error: string | null }, now: string): void {
+  async recordAttempt(project: ProjectId, id: string, o: { status: DeliveryStatus; last_status: number | null; last_error: string | null }, now: string): Promise<void> {
     this.db.transaction(() => {
       const row = this
         .prepare(
@@ -188,8 +192,8 @@ export class SqliteWebhookStore implements WebhookStore {
     })();
   }
 
-  countFailure(project: ProjectId, webhook: string, disableAfter: number, now: string): boolean {
-    const before = this.get(project, webhook);
+  async countFailure(project: ProjectId, webhook: string, disableAfter: number, now: string): Promise<boolean> {
+    const before = this.row(project, webhook);
     if (!before) return false;
     const row = this
       .prepare(
@@ -203,14 +207,14 @@ export class SqliteWebhookStore implements WebhookStore {
     return before.enabled && row !== undefined && row.enabled === 0;
   }
 
-  purgeProject(project: ProjectId): void {
+  async purgeProject(project: ProjectId): Promise<void> {
     this.db.transaction(() => {
       this.prepare('DELETE FROM webhook_deliveries WHERE project = ?').run(project);
       this.prepare('DELETE FROM webhooks WHERE project = ?').run(project);
     })();
   }
 
-  acquireLease(name: string, holder: string, now: number, ttlMs: number): boolean {
+  async acquireLease(name: string, holder: string, now: number, ttlMs: number): Promise<boolean> {
     const row = this
       .prepare(
         `INSERT INTO webhook_leases (name, holder, until) VALUES (?, ?, ?)
@@ -222,7 +226,7 @@ export class SqliteWebhookStore implements WebhookStore {
     return row?.holder === holder;
   }
 
-  pruneDelivered(before: string, limit: number): number {
+  async pruneDelivered(before: string, limit: number): Promise<number> {
     return this
       .prepare(`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE status = 'delivered' AND updated_at < ? LIMIT ?)`)
       .run(before, limit).changes;

@@ -92,13 +92,13 @@ export class WebhookAdmin {
   }
 
   /** Registers a webhook; the answer carries its signing secret, the only time it is shown. */
-  create(project: ProjectId, raw: unknown, now = new Date()): PublicWebhook & { secret: string } {
+  async create(project: ProjectId, raw: unknown, now = new Date()): Promise<PublicWebhook & { secret: string }> {
     const body = asObject(raw);
     this.unknownFields(body, ['url', 'events', 'collections']);
     const url = this.url(body.url);
     const events = this.events(body.events);
     const collections = this.collections(body.collections);
-    if (this.store.count(project) >= MAX_WEBHOOKS) throw new InvalidRequestError(`A project has at most ${MAX_WEBHOOKS} webhooks.`);
+    if ((await this.store.count(project)) >= MAX_WEBHOOKS) throw new InvalidRequestError(`A project has at most ${MAX_WEBHOOKS} webhooks.`);
     const id = newId('wh_', now.getTime());
     const secret = newSigningSecret();
     const at = now.toISOString();
@@ -115,21 +115,21 @@ export class WebhookAdmin {
       created_at: at,
       updated_at: at,
     };
-    this.store.insert(hook);
+    await this.store.insert(hook);
     return { ...shown(hook), secret };
   }
 
-  list(project: ProjectId): PublicWebhook[] {
-    return this.store.list(project).map(shown);
+  async list(project: ProjectId): Promise<PublicWebhook[]> {
+    return (await this.store.list(project)).map(shown);
   }
 
-  get(project: ProjectId, id: string): PublicWebhook {
-    const hook = this.store.get(project, id);
+  async get(project: ProjectId, id: string): Promise<PublicWebhook> {
+    const hook = await this.store.get(project, id);
     if (!hook) throw new NotFoundError(`No webhook ${id}.`, { id });
     return shown(hook);
   }
 
-  update(project: ProjectId, id: string, raw: unknown): PublicWebhook {
+  async update(project: ProjectId, id: string, raw: unknown): Promise<PublicWebhook> {
     const body = asObject(raw);
     this.unknownFields(body, ['url', 'events', 'collections', 'enabled']);
     const changes: WebhookChanges = {};
@@ -140,17 +140,17 @@ export class WebhookAdmin {
       if (typeof body.enabled !== 'boolean') throw new InvalidRequestError('"enabled" must be true or false.', { field: 'enabled' });
       changes.enabled = body.enabled;
     }
-    const hook = this.store.update(project, id, changes, new Date().toISOString());
+    const hook = await this.store.update(project, id, changes, new Date().toISOString());
     if (!hook) throw new NotFoundError(`No webhook ${id}.`, { id });
     return shown(hook);
   }
 
-  delete(project: ProjectId, id: string): void {
-    if (!this.store.delete(project, id)) throw new NotFoundError(`No webhook ${id}.`, { id });
+  async delete(project: ProjectId, id: string): Promise<void> {
+    if (!(await this.store.delete(project, id))) throw new NotFoundError(`No webhook ${id}.`, { id });
   }
 
-  deliveries(project: ProjectId, id: string, query: { [key: string]: unknown }): WebhookDelivery[] {
-    this.get(project, id);
+  async deliveries(project: ProjectId, id: string, query: { [key: string]: unknown }): Promise<WebhookDelivery[]> {
+    await this.get(project, id);
     const status = query.status;
     if (status !== undefined && status !== 'pending' && status !== 'delivered' && status !== 'dead') {
       throw new InvalidRequestError('"status" must be pending, delivered or dead.', { field: 'status' });
@@ -162,19 +162,19 @@ export class WebhookAdmin {
 
   /** Sends a dead letter again, with a fresh run of attempts; the webhook must be enabled. */
   async replay(project: ProjectId, id: string, deliveryId: string): Promise<WebhookDelivery> {
-    const hook = this.get(project, id);
-    const delivery = this.store.getDelivery(project, deliveryId);
+    const hook = await this.get(project, id);
+    const delivery = await this.store.getDelivery(project, deliveryId);
     if (!delivery || delivery.webhook !== id) throw new NotFoundError(`No delivery ${deliveryId}.`, { id: deliveryId });
     if (delivery.status !== 'dead') throw new ConflictError('Only a dead delivery can be replayed.', { status: delivery.status });
     if (!hook.enabled) throw new ConflictError('The webhook is disabled: enable it (PATCH {"enabled": true}) first.');
     // Pending first: the replayed attempt may finish before retryFailed returns.
-    this.store.setStatus(project, deliveryId, 'pending', new Date().toISOString());
+    await this.store.setStatus(project, deliveryId, 'pending', new Date().toISOString());
     try {
       await this.queue.retryFailed(project, deliveryId);
     } catch (err) {
-      this.store.setStatus(project, deliveryId, 'dead', new Date().toISOString());
+      await this.store.setStatus(project, deliveryId, 'dead', new Date().toISOString());
       throw err;
     }
-    return this.store.getDelivery(project, deliveryId)!;
+    return (await this.store.getDelivery(project, deliveryId))!;
   }
 }

@@ -37,23 +37,23 @@ export function webhookJobHandler(opts: DeliveryOptions): (job: WebhookJob, atte
   return async (job, attempt) => {
     const project = job.project as ProjectId;
     if (job.kind === 'fanout') {
-      await fanOut(store, opts.queue, project, job.event, store.list(project), new Date().toISOString());
+      await fanOut(store, opts.queue, project, job.event, await store.list(project), new Date().toISOString());
       return;
     }
-    const hook = store.get(project, job.webhook);
+    const hook = await store.get(project, job.webhook);
     // Deleted since: nothing to deliver to.
     if (!hook) return;
     const last = attempt.attempt >= attempt.attempts;
-    const fail = (lastStatus: number | null, message: string): never => {
+    const fail = async (lastStatus: number | null, message: string): Promise<never> => {
       const error = message.slice(0, MAX_ERROR_LENGTH);
-      store.recordAttempt(project, job.id, { status: last ? 'dead' : 'pending', last_status: lastStatus, last_error: error }, new Date().toISOString());
-      if (last && store.countFailure(project, hook.id, opts.disableAfter, new Date().toISOString())) {
+      await store.recordAttempt(project, job.id, { status: last ? 'dead' : 'pending', last_status: lastStatus, last_error: error }, new Date().toISOString());
+      if (last && (await store.countFailure(project, hook.id, opts.disableAfter, new Date().toISOString()))) {
         logger.warn({ project, webhook: hook.id }, 'webhook disabled after consecutive failed deliveries');
         opts.onDisabled?.(project, hook.id, hook.url);
       }
       throw new Error(error);
     };
-    if (!hook.enabled) fail(null, 'webhook disabled');
+    if (!hook.enabled) return fail(null, 'webhook disabled');
     const secret = opts.secrets.open(project, hook.id, hook.secret);
     if (!secret) return fail(null, 'signing secret unreadable (PLINTH_WEBHOOK_KEY changed?)');
     const body = webhookBody(job.event);
@@ -69,7 +69,7 @@ export function webhookJobHandler(opts: DeliveryOptions): (job: WebhookJob, atte
     } catch (err) {
       return fail(null, err instanceof Error ? err.message : String(err));
     }
-    if (status < 200 || status >= 300) fail(status, `receiver answered ${status}`);
-    store.recordAttempt(project, job.id, { status: 'delivered', last_status: status, last_error: null }, new Date().toISOString());
+    if (status < 200 || status >= 300) return fail(status, `receiver answered ${status}`);
+    await store.recordAttempt(project, job.id, { status: 'delivered', last_status: status, last_error: null }, new Date().toISOString());
   };
 }

@@ -24,7 +24,7 @@ export async function fanOut(store: WebhookStore, queue: WebhookQueue, project: 
   for (const hook of hooks) {
     if (!wants(hook, event)) continue;
     const id = deliveryJobId(hook.id, event.id);
-    store.addDelivery(hook.project, { id, webhook: hook.id, event_id: event.id, event_type: event.type }, now);
+    await store.addDelivery(hook.project, { id, webhook: hook.id, event_id: event.id, event_type: event.type }, now);
     await queue.enqueue({ id, project, kind: 'deliver', webhook: hook.id, event });
     n++;
   }
@@ -90,7 +90,7 @@ export class WebhookDispatcher {
     const leaseMs = this.opts.leaseMs ?? 15_000;
     let total = 0;
     for (;;) {
-      if (!store.acquireLease('webhook-dispatch', this.holder, Date.now(), leaseMs)) return total;
+      if (!(await store.acquireLease('webhook-dispatch', this.holder, Date.now(), leaseMs))) return total;
       const batch = await source.read(this.opts.batchSize ?? 500);
       if (batch.lost) logger.error('webhook dispatch: changes were trimmed from the log before they were dispatched; those are not delivered');
       const hooksOf = new Map<string, StoredWebhook[]>();
@@ -99,7 +99,7 @@ export class WebhookDispatcher {
         const event = recordWebhookEvent(change, source.eventId(change));
         if (!event) continue;
         let hooks = hooksOf.get(change.project);
-        if (!hooks) hooksOf.set(change.project, (hooks = store.list(change.project)));
+        if (!hooks) hooksOf.set(change.project, (hooks = await store.list(change.project)));
         if (hooks.length > 0) total += await fanOut(store, queue, change.project, event, hooks, now);
       }
       await source.commit(batch.next);
@@ -108,11 +108,11 @@ export class WebhookDispatcher {
   }
 
   /** Once a minute: delivered deliveries older than DELIVERED_KEPT_MS go, 1,000 at a time. */
-  private pruneDelivered(now = Date.now()): void {
+  private async pruneDelivered(now = Date.now()): Promise<void> {
     if (now - this.lastPrune < 60_000) return;
     this.lastPrune = now;
     const before = new Date(now - DELIVERED_KEPT_MS).toISOString();
-    while (this.running && this.opts.store.pruneDelivered(before, 1000) === 1000);
+    while (this.running && (await this.opts.store.pruneDelivered(before, 1000)) === 1000);
   }
 
   private async run(): Promise<void> {
@@ -120,7 +120,7 @@ export class WebhookDispatcher {
       this.woken = false;
       try {
         await this.dispatchOnce();
-        this.pruneDelivered();
+        await this.pruneDelivered();
       } catch (err) {
         this.opts.logger.warn({ err }, 'webhook dispatch failed; retried at the next poll');
       }

@@ -11,30 +11,30 @@ const param = (req: Request, name: string): string => String(req.params[name]);
 /** The webhook API (docs/webhooks.md): every route needs the project's secret key. */
 export function webhookRoutes(admin: WebhookAdmin): Router {
   const router = Router();
-  router.post(WEBHOOKS, (req, res) => {
+  router.post(WEBHOOKS, async (req, res) => {
     const { project } = requireSecretKey(res);
-    sendJson(req, res, 201, { webhook: admin.create(project, req.body) });
+    sendJson(req, res, 201, { webhook: await admin.create(project, req.body) });
   });
-  router.get(WEBHOOKS, (req, res) => {
+  router.get(WEBHOOKS, async (req, res) => {
     const { project } = requireSecretKey(res);
-    sendJson(req, res, 200, { webhooks: admin.list(project) });
+    sendJson(req, res, 200, { webhooks: await admin.list(project) });
   });
-  router.get(WEBHOOK, (req, res) => {
+  router.get(WEBHOOK, async (req, res) => {
     const { project } = requireSecretKey(res);
-    sendJson(req, res, 200, { webhook: admin.get(project, param(req, 'id')) });
+    sendJson(req, res, 200, { webhook: await admin.get(project, param(req, 'id')) });
   });
-  router.patch(WEBHOOK, (req, res) => {
+  router.patch(WEBHOOK, async (req, res) => {
     const { project } = requireSecretKey(res);
-    sendJson(req, res, 200, { webhook: admin.update(project, param(req, 'id'), req.body) });
+    sendJson(req, res, 200, { webhook: await admin.update(project, param(req, 'id'), req.body) });
   });
-  router.delete(WEBHOOK, (req, res) => {
+  router.delete(WEBHOOK, async (req, res) => {
     const { project } = requireSecretKey(res);
-    admin.delete(project, param(req, 'id'));
+    await admin.delete(project, param(req, 'id'));
     sendJson(req, res, 200, { deleted: true, id: param(req, 'id') });
   });
-  router.get(DELIVERIES, (req, res) => {
+  router.get(DELIVERIES, async (req, res) => {
     const { project } = requireSecretKey(res);
-    sendJson(req, res, 200, { deliveries: admin.deliveries(project, param(req, 'id'), req.query as { [key: string]: unknown }) });
+    sendJson(req, res, 200, { deliveries: await admin.deliveries(project, param(req, 'id'), req.query as { [key: string]: unknown }) });
   });
   router.post(`${DELIVERIES}/:delivery/replay`, async (req, res) => {
     const { project } = requireSecretKey(res);

@@ -45,44 +45,45 @@ export interface WebhookChanges {
 }
 
 /**
- * Webhooks and their deliveries (webhooks.db). Every method is scoped by project; a webhook of
- * another project is never returned, changed or deleted.
+ * Webhooks and their deliveries: webhooks.db standalone (sqlite-webhook-store.ts), the records'
+ * MongoDB database with MONGO_URL (mongo-webhook-store.ts). Every method is scoped by project; a
+ * webhook of another project is never returned, changed or deleted.
  */
 export interface WebhookStore {
   /** Stores a new webhook. */
-  insert(hook: StoredWebhook): void;
+  insert(hook: StoredWebhook): Promise<void>;
   /** The project's webhooks, oldest first. */
-  list(project: ProjectId): StoredWebhook[];
+  list(project: ProjectId): Promise<StoredWebhook[]>;
   /** How many webhooks the project has. */
-  count(project: ProjectId): number;
+  count(project: ProjectId): Promise<number>;
   /** The webhook, or null when absent. */
-  get(project: ProjectId, id: string): StoredWebhook | null;
+  get(project: ProjectId, id: string): Promise<StoredWebhook | null>;
   /** Applies the changes; enabling resets the failure run. Null when absent. */
-  update(project: ProjectId, id: string, changes: WebhookChanges, now: string): StoredWebhook | null;
+  update(project: ProjectId, id: string, changes: WebhookChanges, now: string): Promise<StoredWebhook | null>;
   /** Deletes the webhook and its deliveries; false when absent. */
-  delete(project: ProjectId, id: string): boolean;
+  delete(project: ProjectId, id: string): Promise<boolean>;
   /** Records a delivery as pending; an existing one (same id) is left as it is. */
-  addDelivery(project: ProjectId, d: Pick<WebhookDelivery, 'id' | 'webhook' | 'event_id' | 'event_type'>, now: string): void;
+  addDelivery(project: ProjectId, d: Pick<WebhookDelivery, 'id' | 'webhook' | 'event_id' | 'event_type'>, now: string): Promise<void>;
   /** The webhook's deliveries, newest first, optionally only those with `status`. */
-  listDeliveries(project: ProjectId, webhook: string, opts: { status?: DeliveryStatus; limit: number }): WebhookDelivery[];
+  listDeliveries(project: ProjectId, webhook: string, opts: { status?: DeliveryStatus; limit: number }): Promise<WebhookDelivery[]>;
   /** The delivery, or null. */
-  getDelivery(project: ProjectId, id: string): WebhookDelivery | null;
+  getDelivery(project: ProjectId, id: string): Promise<WebhookDelivery | null>;
   /** Sets a delivery's status (replay: dead → pending). */
-  setStatus(project: ProjectId, id: string, status: DeliveryStatus, now: string): void;
+  setStatus(project: ProjectId, id: string, status: DeliveryStatus, now: string): Promise<void>;
   /** An attempt's outcome (adds one to its attempts): delivered (resets the webhook's failure run), still pending, or dead. */
-  recordAttempt(project: ProjectId, id: string, outcome: { status: DeliveryStatus; last_status: number | null; last_error: string | null }, now: string): void;
+  recordAttempt(project: ProjectId, id: string, outcome: { status: DeliveryStatus; last_status: number | null; last_error: string | null }, now: string): Promise<void>;
   /**
    * A delivery went dead: adds one to the webhook's failure run and disables it when the run
    * reaches `disableAfter`. Returns true when this call disabled it.
    */
-  countFailure(project: ProjectId, webhook: string, disableAfter: number, now: string): boolean;
+  countFailure(project: ProjectId, webhook: string, disableAfter: number, now: string): Promise<boolean>;
   /** Deletes every webhook and delivery of the project. */
-  purgeProject(project: ProjectId): void;
+  purgeProject(project: ProjectId): Promise<void>;
   /**
    * A lease for one dispatcher among replicas: true when `holder` holds it until `now + ttlMs`
    * (taken when free or lapsed, renewed when already its own).
    */
-  acquireLease(name: string, holder: string, now: number, ttlMs: number): boolean;
+  acquireLease(name: string, holder: string, now: number, ttlMs: number): Promise<boolean>;
   /** Deletes delivered deliveries last changed before `before` (ISO). */
-  pruneDelivered(before: string, limit: number): number;
+  pruneDelivered(before: string, limit: number): Promise<number>;
 }

@@ -1,8 +1,10 @@
 import path from 'node:path';
 import type { Router } from 'express';
+import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { createMailQueueFromConfig, createWebhookQueueFromConfig, newId, openSqlite, type MailQueue, type ProjectId, type WebhookQueue } from '@plinth/shared';
-import { sqliteChangeSource } from './change-event-source';
+import { mongoChangeSource, sqliteChangeSource, type ChangeEventSource } from './change-event-source';
+import { MongoWebhookStore } from './mongo-webhook-store';
 import { WebhookAdmin } from './webhook-admin';
 import { webhookJobHandler } from './webhook-delivery';
 import { WebhookDispatcher } from './webhook-dispatcher';
@@ -10,6 +12,7 @@ import type { Resolver } from './webhook-http';
 import { webhookRoutes } from './webhook-routes';
 import { WebhookSecrets } from './webhook-secrets';
 import { SqliteWebhookStore } from './sqlite-webhook-store';
+import type { WebhookStore } from './webhook-store';
 import { TargetPolicy } from './webhook-target';
 import type { WebhooksConfig } from './webhooks-config';
 
@@ -37,17 +40,49 @@ export interface WebhooksOptions {
   mailQueue?: MailQueue;
   /** Consume the queue and dispatch (default true). */
   consume?: boolean;
+  /**
+   * Records on MongoDB: the records' database, where the outbox is (`plinth_outbox`, which the
+   * record store must write) and where webhooks, deliveries, the lease and the cursor are kept.
+   * Default: the SQLite files of the data directory.
+   */
+  mongoDb?: Db;
 }
 
-/**
- * Webhooks over the SQLite outbox of `${PLINTH_DATA_DIR}/records.db` (docs/webhooks.md): the API,
- * the dispatcher (outbox → queue, one replica at a time by lease) and the queue's consumer.
- */
-export function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_SECRET: string }, logger: Logger, opts: WebhooksOptions = {}): Webhooks {
+/** Where webhooks are kept and where the dispatcher reads changes, and what closes them. */
+interface WebhookBackend {
+  store: WebhookStore;
+  source: ChangeEventSource;
+  close: () => void;
+}
+
+async function openBackend(config: WebhooksConfig, mongoDb: Db | undefined): Promise<WebhookBackend> {
+  if (mongoDb) {
+    // The database is the record store's (it closes it); the cursor is a document beside the outbox.
+    const store = new MongoWebhookStore(mongoDb);
+    await store.init();
+    return { store, source: mongoChangeSource(mongoDb, WEBHOOK_OUTBOX_CONSUMER), close: () => {} };
+  }
   // The outbox (and its cursor) is in records.db; webhooks, deliveries and the lease in webhooks.db.
   const db = openSqlite(path.join(config.PLINTH_DATA_DIR, 'records.db'));
   const hooksDb = openSqlite(path.join(config.PLINTH_DATA_DIR, 'webhooks.db'));
-  const store = new SqliteWebhookStore(hooksDb);
+  return {
+    store: new SqliteWebhookStore(hooksDb),
+    source: sqliteChangeSource(db, WEBHOOK_OUTBOX_CONSUMER),
+    close: () => {
+      db.close();
+      hooksDb.close();
+    },
+  };
+}
+
+/**
+ * Webhooks over the records' outbox — SQLite's `${PLINTH_DATA_DIR}/records.db`, or MongoDB's
+ * `plinth_outbox` (docs/webhooks.md): the API, the dispatcher (outbox → queue, one replica at a
+ * time by lease) and the queue's consumer.
+ */
+export async function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_SECRET: string }, logger: Logger, opts: WebhooksOptions = {}): Promise<Webhooks> {
+  const backend = await openBackend(config, opts.mongoDb);
+  const { store } = backend;
   const ownQueue = opts.queue ? null : createWebhookQueueFromConfig(config, { logger, concurrency: config.PLINTH_WEBHOOK_CONCURRENCY });
   const queue = opts.queue ?? ownQueue!;
   const secrets = new WebhookSecrets(config.PLINTH_WEBHOOK_KEY ?? config.PLINTH_INTERNAL_SECRET);
@@ -64,7 +99,7 @@ export function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_SECRET:
   };
   const admin = new WebhookAdmin(store, queue, secrets, policy);
   const dispatcher = new WebhookDispatcher({
-    source: sqliteChangeSource(db, WEBHOOK_OUTBOX_CONSUMER),
+    source: backend.source,
     store,
     queue,
     logger,
@@ -92,7 +127,7 @@ export function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_SECRET:
     dispatcher,
     wake: () => dispatcher.wake(),
     purge: async (project) => {
-      store.purgeProject(project);
+      await store.purgeProject(project);
       await queue.purgeProject(project);
     },
     close: async () => {
@@ -100,8 +135,7 @@ export function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_SECRET:
       if (ownQueue) await ownQueue.close();
       else if (consume) await queue.stop();
       await ownMail?.close();
-      db.close();
-      hooksDb.close();
+      backend.close();
     },
   };
 }
