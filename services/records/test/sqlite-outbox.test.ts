@@ -160,6 +160,11 @@ it('another consumer reads the outbox with a durable cursor of its own, and is t
   db.prepare('DELETE FROM events WHERE seq = 3').run();
   again.commit(2);
   expect(again.read()).toMatchObject({ next: 4, lost: true });
+  // A batch stops at the event whose payload reaches the byte bound (at least one event).
+  again.commit(0);
+  const small = again.read(100, 1);
+  expect(small.events.map((e) => e.record!.id)).toEqual(['rec_1']);
+  expect(small.next).toBe(1);
   db.close();
   await store.close();
   await bus.close();

@@ -40,17 +40,22 @@ export class SqliteOutboxReader {
     return row ? { seq: row.position, epoch: row.epoch } : { seq: 0, epoch: eventLogEpoch(this.db) };
   }
 
-  /** Up to `limit` events after the cursor, in one read transaction. */
-  read(limit = 1000): OutboxBatch {
+  /**
+   * Up to `limit` events after the cursor, in one read transaction, stopping after the event at
+   * which their payloads reach `maxBytes` (at least one): a batch of large records stays small.
+   */
+  read(limit = 1000, maxBytes = 4 * 1024 * 1024): OutboxBatch {
     return this.db.transaction((): OutboxBatch => {
       const { seq, epoch } = this.position();
       const current = eventLogEpoch(this.db);
-      const rows = this.db.prepare('SELECT seq, prev, collection, payload FROM events WHERE seq > ? ORDER BY seq LIMIT ?').all(seq, limit) as Array<{
-        seq: number;
-        prev: number;
-        collection: string;
-        payload: string;
-      }>;
+      const rows: Array<{ seq: number; prev: number; collection: string; payload: string }> = [];
+      let bytes = 0;
+      for (const row of this.db.prepare('SELECT seq, prev, collection, payload FROM events WHERE seq > ? ORDER BY seq LIMIT ?').iterate(seq, limit)) {
+        const r = row as { seq: number; prev: number; collection: string; payload: string };
+        rows.push(r);
+        bytes += r.payload.length;
+        if (bytes >= maxBytes) break;
+      }
       const first = rows[0];
       const lost = epoch !== current || (first !== undefined && first.prev > 0 && first.prev !== seq) || rows.some((r, i) => i > 0 && r.prev > 0 && r.prev !== rows[i - 1]!.seq);
       const events = rows.filter((r) => r.collection !== '').map((r) => ({ ...(JSON.parse(r.payload) as ChangeEventInput), seq: r.seq }));

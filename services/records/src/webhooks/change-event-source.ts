@@ -24,6 +24,8 @@ export interface ChangeEventSource {
   commit(next: number): Promise<void>;
   /** The change's id, stable for as long as the log lives (the same on every read). */
   eventId(event: ChangeEvent): string;
+  /** The position of the last change committed so far (0: none). */
+  head(): Promise<number>;
 }
 
 /** The SQLite outbox of records.db as a ChangeEventSource (its cursor is a row of records.db). */
@@ -39,6 +41,7 @@ export function sqliteChangeSource(db: SqliteDatabase, consumer: string): Change
     },
     commit: async (next) => reader.commit(next),
     eventId: (event) => `evt_${epoch}_${event.seq}`,
+    head: async () => (db.prepare('SELECT coalesce(max(seq), 0) AS head FROM events').get() as { head: number }).head,
   };
 }
 
@@ -82,5 +85,6 @@ export function mongoChangeSource(db: Db, consumer: string): ChangeEventSource {
     },
     // An id is the outbox's epoch and the position: unique even when the outbox is made anew.
     eventId: (event) => `evt_${epoch}_${event.seq}`,
+    head: () => outbox.head(),
   };
 }

@@ -75,6 +75,10 @@ export class MongoWebhookStore implements WebhookStore {
     return (await this.hooks.find({ project }).sort({ created_at: 1, id: 1 }).toArray()).map(toHook);
   }
 
+  async any(): Promise<boolean> {
+    return (await this.hooks.findOne({}, { projection: { _id: 1 } })) !== null;
+  }
+
   async count(project: ProjectId): Promise<number> {
     return this.hooks.countDocuments({ project });
   }

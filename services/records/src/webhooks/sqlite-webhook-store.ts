@@ -100,6 +100,10 @@ export class SqliteWebhookStore implements WebhookStore {
     return (this.prepare('SELECT * FROM webhooks WHERE project = ? ORDER BY created_at, id').all(project) as HookRow[]).map(toHook);
   }
 
+  async any(): Promise<boolean> {
+    return this.prepare('SELECT 1 AS one FROM webhooks LIMIT 1').get() !== undefined;
+  }
+
   async count(project: ProjectId): Promise<number> {
     return (this.prepare('SELECT COUNT(*) AS n FROM webhooks WHERE project = ?').get(project) as { n: number }).n;
   }

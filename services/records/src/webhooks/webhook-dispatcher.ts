@@ -91,6 +91,15 @@ export class WebhookDispatcher {
     let total = 0;
     for (;;) {
       if (!(await store.acquireLease('webhook-dispatch', this.holder, Date.now(), leaseMs))) return total;
+      // No webhook anywhere: nothing committed so far has a receiver, so the cursor moves to the
+      // head without reading a change (a busy deployment without webhooks reads none of its
+      // records' data here). The head is read first: a change committed after a webhook created
+      // meanwhile lies beyond it and is read at the next pass.
+      const head = await source.head();
+      if (!(await store.any())) {
+        await source.commit(head);
+        return total;
+      }
       const batch = await source.read(this.opts.batchSize ?? 500);
       if (batch.lost) logger.error('webhook dispatch: changes were trimmed from the log before they were dispatched; those are not delivered');
       const hooksOf = new Map<string, StoredWebhook[]>();

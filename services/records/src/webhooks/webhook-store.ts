@@ -54,6 +54,8 @@ export interface WebhookStore {
   insert(hook: StoredWebhook): Promise<void>;
   /** The project's webhooks, oldest first. */
   list(project: ProjectId): Promise<StoredWebhook[]>;
+  /** Whether any project has a webhook at all (the dispatcher skips reading changes while none has). */
+  any(): Promise<boolean>;
   /** How many webhooks the project has. */
   count(project: ProjectId): Promise<number>;
   /** The webhook, or null when absent. */

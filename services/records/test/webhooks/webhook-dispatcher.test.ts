@@ -84,3 +84,23 @@ it('a dispatcher that dies before moving its cursor: the next enqueues the same 
   expect(await s.store.listDeliveries(project, 'wh_a', { limit: 200 })).toHaveLength(10);
   await s.close();
 });
+
+it('with no webhook anywhere a pass reads no change and moves the cursor to the head; a change after a webhook is made is delivered', async () => {
+  const s = await setup();
+  await s.store.delete(project, 'wh_a');
+  s.write(50);
+  const real = sqliteChangeSource(s.db, 'webhooks');
+  let reads = 0;
+  const counted: ChangeEventSource = { ...real, read: async (limit) => (reads++, real.read(limit)) };
+  const d = s.dispatcher(counted);
+  expect(await d.dispatchOnce()).toBe(0);
+  expect(reads).toBe(0);
+  // Back to a webhook: only what is committed after it has a receiver.
+  const at = new Date().toISOString();
+  await s.store.insert({ id: 'wh_b', project, url: 'http://127.0.0.2/', events: ['record.created'], collections: null, secret: 's', enabled: true, disabled_reason: null, consecutive_failures: 0, created_at: at, updated_at: at });
+  s.write(3);
+  expect(await d.dispatchOnce()).toBe(3);
+  expect(reads).toBeGreaterThan(0);
+  expect(await s.store.listDeliveries(project, 'wh_b', { limit: 200 })).toHaveLength(3);
+  await s.close();
+});
