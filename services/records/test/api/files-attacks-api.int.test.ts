@@ -14,6 +14,8 @@ let base: string;
 const at = (p: string): string => `/v1/projects/${t.project.id}${p}`;
 const secret = (): { Authorization: string } => ({ Authorization: `Bearer ${t.project.secretKey}` });
 const MB = 1024 * 1024;
+/** Each of the 50 concurrent uploads (PLINTH_TEST_CONCURRENT_UPLOAD_MB; 100 by default). */
+const CONCURRENT_MB = Number(process.env.PLINTH_TEST_CONCURRENT_UPLOAD_MB ?? 100);
 
 /** Resident memory of each process that holds uploads: this one (standalone), or the gateway and each records replica (cluster). */
 function rss(): Map<string, number> {
@@ -129,16 +131,16 @@ describe('attacks', () => {
     }
   });
 
-  it('holds 50 concurrent uploads of 8 MB each with the RSS growth of each server process under 64 MB', async () => {
+  it(`holds 50 concurrent uploads of ${CONCURRENT_MB} MB each with the RSS growth of each server process under 64 MB`, async () => {
     const head = await png(4, 4);
     const url = `${base}${at('/collections/uploads/records')}`;
-    const send = (n: number) => Promise.all(Array.from({ length: n }, () => streamUpload(url, secret(), {}, 'blob', head, 8 * MB)));
+    const send = (n: number) => Promise.all(Array.from({ length: n }, () => streamUpload(url, secret(), {}, 'blob', head, CONCURRENT_MB * MB)));
     // A first round warms the processes up (code paths, allocator pools), as a running server is.
     expect((await send(10)).map((r) => r.status)).toEqual(Array(10).fill(201));
     const before = rss();
     const { result, peak } = await peakRss(() => send(50));
     expect(result.map((r) => r.status)).toEqual(Array(50).fill(201));
-    expect(result.map((r) => JSON.parse(r.body).record.blob.size)).toEqual(Array(50).fill(8 * MB));
+    expect(result.map((r) => JSON.parse(r.body).record.blob.size)).toEqual(Array(50).fill(CONCURRENT_MB * MB));
     for (const [name, bytes] of before) expect([name, (peak.get(name) ?? 0) - bytes < 64 * MB]).toEqual([name, true]);
   });
 });
