@@ -1,4 +1,4 @@
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import { MONGO_MAJORITY, type ProjectId } from '@plinth/shared';
 import type { DeliveryStatus, StoredWebhook, WebhookChanges, WebhookDelivery, WebhookStore } from './webhook-store';
 
@@ -27,7 +27,8 @@ interface LeaseDocument {
 }
 
 const key = (project: string, id: string): string => `${project}/${id}`;
-const isDuplicate = (err: unknown): boolean => err instanceof MongoServerError && err.code === 11000;
+/** E11000 duplicate key. By its code, not its class: this module loads no driver code, so a standalone server never loads the driver. */
+const isDuplicate = (err: unknown): boolean => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
 
 const toHook = ({ _id, project, ...h }: HookDocument): StoredWebhook => ({ ...h, project: project as ProjectId });
 const toDelivery = ({ _id, project, order, ...d }: DeliveryDocument): WebhookDelivery => d;
