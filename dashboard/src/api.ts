@@ -73,14 +73,7 @@ export const FIELD_OPTIONS = ['required', 'unique', 'indexed'] as const;
 export type FieldOption = (typeof FIELD_OPTIONS)[number];
 
 /** What a record's file field holds per file (files.md); a `files` field holds a list. */
-export interface FileMeta {
-  name: string;
-  original_name?: string;
-  size: number;
-  type: string;
-  sha256: string;
-  created_at: string;
-}
+export type { FileMeta } from '@plinth/protocol';
 
 export const isFileField = (def: FieldDefinition): boolean => def.type === 'file' || def.type === 'files';
 export const RULE_KINDS = ['read', 'create', 'update', 'delete'] as const;
@@ -109,15 +102,4 @@ export interface KeyView {
 }
 
 /** One audit entry (docs/operators.md "The audit log"). */
-export interface AuditEntry {
-  id: string;
-  at: string;
-  actor_kind: 'operator' | 'key' | 'bootstrap';
-  actor_id: string | null;
-  actor: string;
-  project: string | null;
-  method: string;
-  path: string;
-  status: number;
-  address: string | null;
-}
+export type { AuditEntry } from '@plinth/protocol';

@@ -4,7 +4,8 @@
  */
 export type { JsonValue } from './json';
 export type { ErrorCode, ErrorDetails, ErrorEnvelope } from './errors';
-export type { Collection, CollectionRules, FieldDefinition, FieldType, OnDelete, RecordDoc, SystemFields } from './records';
+export type { Collection, CollectionRules, FieldDefinition, FieldType, FileMeta, OnDelete, RecordDoc, SystemFields } from './records';
+export type { AuditActorKind, AuditEntry } from './operators';
 export type { Session, User, UserStatus } from './users';
 export type { AuthProviderView, AuthSettings } from './auth-settings';
 export type { ClientMessage, DeliveredEvent, EventKind, ServerMessage, SubscribeMessage } from './realtime';

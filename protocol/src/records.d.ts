@@ -74,3 +74,17 @@ export interface RecordDoc {
   updated_at: string;
   [field: string]: JsonValue;
 }
+
+/** What a record's `file` field holds (a `files` field holds a list of these); never the bytes. */
+export interface FileMeta {
+  /** The generated name the file is stored and downloaded under. */
+  name: string;
+  /** The name the client sent, for display only (never a path). */
+  original_name: string;
+  size: number;
+  /** Detected from the bytes, not the type the client declared. */
+  type: string;
+  /** Lower-case hex SHA-256 of the bytes. */
+  sha256: string;
+  created_at: string;
+}

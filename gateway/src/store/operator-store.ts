@@ -1,3 +1,5 @@
+import type { AuditEntry } from '@plinth/protocol';
+
 /** The roles of named operators (docs/operators.md "Operators, roles and sessions"): each includes the one below. */
 export const OPERATOR_ROLES = ['viewer', 'admin', 'owner'] as const;
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];
@@ -35,25 +37,8 @@ export interface OperatorSessionRecord {
 }
 
 /** Who did something: a named operator, a project's secret key, or the bootstrap operator key. */
-export type AuditActorKind = 'operator' | 'key' | 'bootstrap';
-
-/** One audit entry. Never a secret, password, token or body value: who, what, when, from where. */
-export interface AuditEntry {
-  /** Time-ordered (`aud_…`): the paging cursor. */
-  id: string;
-  at: string;
-  actor_kind: AuditActorKind;
-  /** Operator id or key id; null for the bootstrap key or an unknown operator (a failed sign-in). */
-  actor_id: string | null;
-  /** Operator e-mail, key prefix (`sk_AbCd…`) or `bootstrap`. */
-  actor: string;
-  project: string | null;
-  method: string;
-  /** The request path without its query string. */
-  path: string;
-  status: number;
-  address: string | null;
-}
+/** Who an audit entry names, and the entry (the wire type, as the audit API answers it). */
+export type { AuditActorKind, AuditEntry } from '@plinth/protocol';
 
 export interface AuditQuery {
   /** Matches actor_id or actor (e-mail, key prefix). */

@@ -1,16 +1,5 @@
 /** What a record's `file` field holds (a `files` field holds a list of these); never the bytes. */
-export interface FileMeta {
-  /** The generated name the file is stored and downloaded under (e.g. `beach_k3v9x2m4pq.jpg`). */
-  name: string;
-  /** The name the client sent, for display only. */
-  original_name?: string;
-  size: number;
-  /** Detected from the bytes, not the type the client declared. */
-  type: string;
-  /** Lower-case hex SHA-256 of the bytes. */
-  sha256: string;
-  created_at: string;
-}
+export type { FileMeta } from '@plinth/protocol';
 
 /** A file to upload: a `Blob` or `File` (in Node 20, `new Blob([bytes])` or `fs.openAsBlob(path)`). */
 export type FileInput = Blob;

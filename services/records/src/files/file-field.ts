@@ -3,6 +3,7 @@
  * definition states them, checked when the collection is saved, and the metadata a record's
  * field holds for each stored file.
  */
+import type { FileMeta } from '@plinth/protocol';
 import { InvalidRequestError } from '@plinth/shared';
 
 export const DEFAULT_MAX_FILE_SIZE = 5 * 1024 * 1024;
@@ -26,17 +27,7 @@ export interface FileFieldOptions {
 }
 
 /** What a record's file field holds for each file. */
-export interface FileMeta {
-  /** The generated name it is stored and downloaded under. */
-  name: string;
-  /** The name the client sent, for display only (never a path). */
-  original_name: string;
-  size: number;
-  /** Detected from the bytes. */
-  type: string;
-  sha256: string;
-  created_at: string;
-}
+export type { FileMeta } from '@plinth/protocol';
 
 export type ThumbMode = 'center' | 'top' | 'bottom' | 'fit';
 
