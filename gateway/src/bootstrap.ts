@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { asProjectId, assertWritableDir, newSecret } from '@plinth/shared';
@@ -7,10 +8,13 @@ import type { ProjectStore } from './store/project-store';
 
 /**
  * What standalone mode keeps in `<data dir>/credentials.json` (mode 0600): the generated
- * operator key, and the demo project's keys so a restart can print them again.
+ * operator key, the internal secret (what signs internal calls and file tokens, and what the keys
+ * sealing TOTP and webhook secrets derive from, so it must outlive a restart), and the demo
+ * project's keys so a restart can print them again.
  */
 export interface StoredCredentials {
   admin_key?: string;
+  internal_secret?: string;
   demo_created?: boolean;
   demo?: { public: string; secret: string };
 }
@@ -41,6 +45,20 @@ export function resolveAdminKey(dataDir: string, fromEnv: string | undefined): {
   const key = newSecret('adm_', 32);
   writeCredentials(dataDir, { ...creds, admin_key: key });
   return { key, source: 'generated' };
+}
+
+/**
+ * The internal secret: from the environment, else the one stored in the data dir, else a new one
+ * (stored). A new one at every start would make every sealed TOTP secret and webhook signing
+ * secret unreadable after a restart.
+ */
+export function resolveInternalSecret(dataDir: string, fromEnv: string | undefined): string {
+  if (fromEnv) return fromEnv;
+  const creds = readCredentials(dataDir);
+  if (creds.internal_secret) return creds.internal_secret;
+  const secret = randomBytes(32).toString('base64url');
+  writeCredentials(dataDir, { ...creds, internal_secret: secret });
+  return secret;
 }
 
 /**

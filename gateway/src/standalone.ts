@@ -1,10 +1,9 @@
 import cluster from 'node:cluster';
-import { randomBytes } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { createLogger, installProcessHandlers, loadConfigOrExit, runMain, serve, type Served } from '@plinth/shared';
 import { startBackupSchedule, type BackupSchedule } from './backup/schedule';
-import { ensureDemoProject, resolveAdminKey } from './bootstrap';
+import { ensureDemoProject, resolveAdminKey, resolveInternalSecret } from './bootstrap';
 import { standaloneConfigSchema, standalonePublicUrl, type StandaloneConfig } from './config';
 import { KeyAuthenticator } from './key-authenticator';
 import { pickPort } from './pick-port';
@@ -30,6 +29,8 @@ async function main(): Promise<void> {
     process.env.PORT = String(config.PORT);
   }
   const admin = resolveAdminKey(config.PLINTH_DATA_DIR, config.PLINTH_ADMIN_KEY);
+  // The same secret for every worker and every start (sealed TOTP and webhook secrets derive from it).
+  config.PLINTH_INTERNAL_SECRET = resolveInternalSecret(config.PLINTH_DATA_DIR, config.PLINTH_INTERNAL_SECRET);
   if (config.PLINTH_WORKERS === 1) return runSingle(config, logger, admin);
   return runPrimary(config, logger, admin);
 }
@@ -60,8 +61,8 @@ async function runPrimary(config: StandaloneConfig, logger: Logger, admin: Admin
     logger,
     env: {
       PLINTH_ADMIN_KEY: admin.key,
-      // One secret for all workers, so what one signs another accepts.
-      PLINTH_INTERNAL_SECRET: config.PLINTH_INTERNAL_SECRET ?? randomBytes(32).toString('base64url'),
+      // One secret for all workers, so what one signs another accepts (resolved in main).
+      PLINTH_INTERNAL_SECRET: config.PLINTH_INTERNAL_SECRET!,
       // Each worker is its own event loop already: one query thread each (unless set), not two —
       // every thread is a JavaScript heap of its own (≈20 MB resident).
       PLINTH_SQLITE_READERS: process.env.PLINTH_SQLITE_READERS ?? '1',
