@@ -1,35 +1,10 @@
 /** Webhooks through `@plinth/client/admin` (secret key): register, list, deliveries, replay. */
+import type { Webhook, WebhookDelivery, WebhookEventType } from '@plinth/protocol';
 import type { CallOptions, Transport } from './transport';
 
-export type WebhookEventType = 'record.created' | 'record.updated' | 'record.deleted' | 'user.created' | 'user.deleted';
-
-export interface WebhookInfo {
-  id: string;
-  url: string;
-  events: WebhookEventType[];
-  /** Record events only from these collections; null: all. */
-  collections: string[] | null;
-  enabled: boolean;
-  /** `consecutive_failures` when Plinth disabled it, else null. */
-  disabled_reason: string | null;
-  consecutive_failures: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  webhook: string;
-  /** The `webhook-id` header: the same on every attempt and replay. */
-  event_id: string;
-  event_type: WebhookEventType;
-  status: 'pending' | 'delivered' | 'dead';
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type { WebhookDelivery, WebhookEventType } from '@plinth/protocol';
+/** A webhook as the API shows it (never its secret). */
+export type WebhookInfo = Webhook;
 
 export interface NewWebhook {
   url: string;

@@ -1,26 +1,10 @@
+import type { Webhook, WebhookDelivery } from '@plinth/protocol';
 import { useEffect, useState } from 'preact/hooks';
 import { call, projectPath } from '../api';
 import { useProjectKey } from '../project-key';
 import { Empty, ErrorBox } from '../ui';
 
-interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  collections: string[] | null;
-  enabled: boolean;
-  disabled_reason: string | null;
-}
-interface Delivery {
-  id: string;
-  event_id: string;
-  event_type: string;
-  status: 'pending' | 'delivered' | 'dead';
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  updated_at: string;
-}
+type Delivery = WebhookDelivery;
 
 /** One webhook's recent deliveries, dead letters first, each dead one with Replay. */
 function Deliveries({ project, hook, keyValue }: { project: string; hook: Webhook; keyValue: string }) {

@@ -9,26 +9,15 @@
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { startWebhookReceiver, type WebhookReceiver } from '@plinth/gateway/testing/webhook-receiver';
 import { client, type Client } from './api/client';
+import { deliveriesOf, poll } from './api/webhook-support';
 
 let t: TestPlinth;
 let api: Client;
 let r: WebhookReceiver;
 
-interface Delivery {
-  attempts: number;
-}
 
-const deliveries = async (hook: string, query = ''): Promise<Delivery[]> => (await api.get(`/webhooks/${hook}/deliveries${query}`).expect(200)).body.deliveries;
+const deliveries = (hook: string, query = '') => deliveriesOf(api, hook, query);
 
-async function poll<T>(fn: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 500)}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
 
 beforeAll(async () => {
   t = await startTestPlinth({

@@ -1,3 +1,4 @@
+import type { WebhookEventType } from '@plinth/protocol';
 import { isProjectId } from '../types';
 import { JOB_ID_PATTERN } from '../mail-queue/job-queue';
 
@@ -8,8 +9,8 @@ import { JOB_ID_PATTERN } from '../mail-queue/job-queue';
  */
 export const WEBHOOK_QUEUE_NAME = 'plinth-webhooks';
 
-/** The events a webhook can subscribe to (docs/webhooks.md). */
-export type WebhookEventType = 'record.created' | 'record.updated' | 'record.deleted' | 'user.created' | 'user.deleted';
+/** The events a webhook can subscribe to (docs/webhooks.md): the wire type. */
+export type { WebhookEventType };
 
 export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = ['record.created', 'record.updated', 'record.deleted', 'user.created', 'user.deleted'];
 

@@ -1,3 +1,4 @@
+import type { Webhook } from '@plinth/protocol';
 import {
   ConflictError,
   InvalidRequestError,
@@ -20,18 +21,8 @@ const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const DEFAULT_DELIVERIES = 50;
 const MAX_DELIVERIES = 200;
 
-/** A webhook as the API shows it: never its secret. */
-export interface PublicWebhook {
-  id: string;
-  url: string;
-  events: WebhookEventType[];
-  collections: string[] | null;
-  enabled: boolean;
-  disabled_reason: string | null;
-  consecutive_failures: number;
-  created_at: string;
-  updated_at: string;
-}
+/** A webhook as the API shows it (never its secret): the wire type. */
+export type PublicWebhook = Webhook;
 
 const shown = (h: StoredWebhook): PublicWebhook => ({
   id: h.id,

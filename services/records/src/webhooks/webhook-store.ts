@@ -1,4 +1,5 @@
 import type { ProjectId, WebhookEventType } from '@plinth/shared';
+import type { DeliveryStatus, WebhookDelivery } from '@plinth/protocol';
 
 /** A webhook as stored; `secret` is the sealed signing secret (webhook-secrets.ts). */
 export interface StoredWebhook {
@@ -18,23 +19,8 @@ export interface StoredWebhook {
   updated_at: string;
 }
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
-
-/** One event on its way to one webhook. */
-export interface WebhookDelivery {
-  /** The queue job's id (also what replay takes). */
-  id: string;
-  webhook: string;
-  event_id: string;
-  event_type: WebhookEventType;
-  status: DeliveryStatus;
-  attempts: number;
-  /** The receiver's last HTTP status, or null when it never answered. */
-  last_status: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** Delivery states and one event on its way to one webhook: the wire types. */
+export type { DeliveryStatus, WebhookDelivery } from '@plinth/protocol';
 
 /** What changes on a webhook (PATCH). */
 export interface WebhookChanges {

@@ -11,6 +11,7 @@ import { Webhook } from 'standardwebhooks';
 import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
 import { startWebhookReceiver, type WebhookReceiver } from '@plinth/gateway/testing/webhook-receiver';
 import { client, type Client } from './client';
+import { deliveriesOf, poll } from './webhook-support';
 
 let t: TestPlinth;
 let api: Client;
@@ -22,25 +23,9 @@ const receiver = async (): Promise<WebhookReceiver> => {
   return r;
 };
 
-interface Delivery {
-  id: string;
-  event_id: string;
-  status: string;
-  attempts: number;
-  last_error: string | null;
-}
 
-const deliveries = async (hook: string, query = ''): Promise<Delivery[]> => (await api.get(`/webhooks/${hook}/deliveries${query}`).expect(200)).body.deliveries;
+const deliveries = (hook: string, query = '') => deliveriesOf(api, hook, query);
 
-async function poll<T>(fn: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const register = async (body: object) => (await api.post('/webhooks', body).expect(201)).body.webhook as { id: string; secret: string; url: string };
 
