@@ -39,13 +39,35 @@ export function openSqlite(file: string): SqliteDatabase {
     makePrivate(file);
   }
   const db = new Database(file);
-  // The busy timeout first: switching a fresh file to WAL while another worker opens it waits too.
-  db.pragma('busy_timeout = 5000');
-  db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  useWal(db);
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   if (file !== ':memory:') makePrivate(file);
   return db;
+}
+
+/** How long a connection waits for a lock another connection holds before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Switches the file to WAL (a property of the file: once one process did it, the others find it
+ * done). The switch needs the file to itself, and SQLite does not run the busy handler for it:
+ * a process opening a new file while another opens it too, or writes to it, gets SQLITE_BUSY at
+ * once. So the switch is tried again, after 1 ms, doubling up to 50 ms, within the busy timeout.
+ */
+function useWal(db: SqliteDatabase): void {
+  const until = Date.now() + BUSY_TIMEOUT_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (db.pragma('journal_mode', { simple: true }) === 'wal') return;
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= until) throw err;
+    }
+    Atomics.wait(SLEEP, 0, 0, Math.min(50, 2 ** attempt));
+  }
 }
 
 /** True for better-sqlite3's unique/primary-key violations; adapters turn these into ConflictError. */
