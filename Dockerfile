@@ -16,12 +16,18 @@ COPY services/auth/package.json services/auth/
 COPY services/mailer/package.json services/mailer/
 COPY services/realtime/package.json services/realtime/
 COPY dashboard/package.json dashboard/
+COPY clients/js/package.json clients/js/
+COPY clients/cli/package.json clients/cli/
+# Workspaces the image does not build (benchmarks, test helpers): npm ci still expects their manifests.
+COPY bench/package.json bench/
+COPY test/support/package.json test/support/
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 bcrypt msgpackr-extract
 COPY protocol protocol
 COPY shared shared
 COPY gateway gateway
 COPY services services
 COPY dashboard dashboard
+COPY clients clients
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim AS runtime
@@ -33,8 +39,13 @@ COPY --from=build --chown=node:node /app/node_modules node_modules
 COPY --from=build --chown=node:node /app/shared/package.json shared/
 COPY --from=build --chown=node:node /app/shared/dist shared/dist
 COPY --from=build --chown=node:node /app/gateway/package.json gateway/
-COPY --from=build --chown=node:node /app/gateway/bin gateway/bin
 COPY --from=build --chown=node:node /app/gateway/dist gateway/dist
+# The `plinth` CLI (scheduled backups run it) and the SDK it makes its calls with.
+COPY --from=build --chown=node:node /app/clients/cli/package.json clients/cli/
+COPY --from=build --chown=node:node /app/clients/cli/bin clients/cli/bin
+COPY --from=build --chown=node:node /app/clients/cli/dist clients/cli/dist
+COPY --from=build --chown=node:node /app/clients/js/package.json clients/js/
+COPY --from=build --chown=node:node /app/clients/js/dist clients/js/dist
 COPY --from=build --chown=node:node /app/services/records/package.json services/records/
 COPY --from=build --chown=node:node /app/services/records/dist services/records/dist
 COPY --from=build --chown=node:node /app/services/auth/package.json services/auth/

@@ -3,7 +3,7 @@
  * - `standalone`: every suite, services in-process (the default topology of the test harness).
  * - `cluster`: the API suites again, with PLINTH_TEST_TOPOLOGY=cluster, so the harness runs each
  *   service as its own process (two replicas of records and auth, Redis sessions, BullMQ) behind
- *   a gateway process (issue 7). test/global-setup.js builds dist/ once before both.
+ *   a gateway process. test/global-setup.js builds dist/ once before both.
  */
 /** ES-module-only packages the auth service imports (docs/auth.md "Sign-in with a provider"). */
 const ESM_PACKAGES = '/node_modules/(openid-client|oauth4webapi|jose)/';
@@ -26,6 +26,10 @@ const common = {
     '^@plinth/realtime$': '<rootDir>/services/realtime/src/index.ts',
     '^@plinth/gateway$': '<rootDir>/gateway/src/index.ts',
     '^@plinth/gateway/(.*)$': '<rootDir>/gateway/src/$1',
+    '^@plinth/testing/(.*)$': '<rootDir>/test/support/src/$1',
+    // The CLI's suites run it from source, and the SDK it is built on with it.
+    '^@plinth/client$': '<rootDir>/clients/js/src/index.ts',
+    '^@plinth/client/(.*)$': '<rootDir>/clients/js/src/$1',
   },
   testTimeout: 30000,
 };

@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sha256File } from '../src/backup/manifest';
-import { runCli } from '../src/cli/run';
-import { startStandalone, stopStandalone } from '../src/testing/standalone-process';
+import { runCli } from '../../clients/cli/src/run';
+import { startStandalone, stopStandalone } from '@plinth/testing/standalone-process';
 
 const STORED = Buffer.from([0, 1, 2, 255, 254, 10, 13]);
 

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { runCli } from '../src/cli/run';
-import { startStandalone, stopStandalone } from '../src/testing/standalone-process';
+import { runCli } from '../../clients/cli/src/run';
+import { startStandalone, stopStandalone } from '@plinth/testing/standalone-process';
 
 const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from '../src/cli/run';
-import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+import { runCli } from '../../clients/cli/src/run';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 describe('plinth apply: validate first, no silent data loss, resumable', () => {
   let t: TestPlinth;

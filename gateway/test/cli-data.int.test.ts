@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from '../src/cli/run';
-import { freePort } from '../src/testing/free-port';
-import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+import { runCli } from '../../clients/cli/src/run';
+import { freePort } from '@plinth/testing/free-port';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 const EXAMPLE_SCHEMA = path.resolve(__dirname, '../../examples/plinth.schema.json');
 

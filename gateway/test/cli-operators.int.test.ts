@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import request from 'supertest';
-import { runCli } from '../src/cli/run';
-import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+import { runCli } from '../../clients/cli/src/run';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 /** `plinth operators`, `plinth sessions` and `plinth audit` against a real gateway, with the operator key. */
 describe('plinth CLI: operators, sessions, audit', () => {

@@ -3,8 +3,8 @@
  * the project fills in by default, `plinth apply` sees a file that leaves them out as unchanged,
  * and creates the collections relations point at before the collections that point at them.
  */
-import { compact, sameField, type FieldDef } from '../src/cli/commands/schema';
-import { orderByRelations } from '../src/cli/commands/relation-order';
+import { compact, sameField, type FieldDef } from '../../clients/cli/src/commands/schema';
+import { orderByRelations } from '../../clients/cli/src/commands/relation-order';
 
 const live: FieldDef = { type: 'relation', required: false, unique: false, indexed: false, collection: 'users', max_items: 1, on_delete: 'restrict', readable_by_writer: false };
 

@@ -2,7 +2,7 @@
  * What `plinth types` writes for definitions a live server may not produce today: field types
  * this CLI predates, a list with a declared item type, names that collide or need quoting.
  */
-import { renderTypes } from '../src/cli/commands/types';
+import { renderTypes } from '../../clients/cli/src/commands/types';
 
 describe('plinth types: the generated text', () => {
   it('types each field by its type, optional unless required, after the system fields', () => {

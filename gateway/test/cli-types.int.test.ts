@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
-import { renderTypes } from '../src/cli/commands/types';
-import { runCli } from '../src/cli/run';
-import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+import { renderTypes } from '../../clients/cli/src/commands/types';
+import { runCli } from '../../clients/cli/src/run';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SDK = path.join(ROOT, 'clients/js/src');

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { internalHeaders } from '@plinth/shared';
-import { startCluster, type Cluster } from '@plinth/gateway/testing/cluster';
+import { startCluster, type Cluster } from '@plinth/testing/cluster';
 import { OwnRedis } from '../../test/faults/support/own-redis';
 import { onEveryProcess, readPayroll, setUpTenant, within, type Caller, type TenantKeys } from '../../test/e2e/support/tenant-reuse';
 

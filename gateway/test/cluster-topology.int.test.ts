@@ -1,4 +1,4 @@
-import { startCluster, type Cluster } from '../src/testing/cluster';
+import { startCluster, type Cluster } from '@plinth/testing/cluster';
 
 /** The gateway as its own process, proxying to service processes (two records replicas). */
 describe('cluster topology: gateway and services as separate processes', () => {

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { STANDALONE_ENTRY, startStandalone, stopStandalone } from '../src/testing/standalone-process';
-import { freePort } from '@plinth/gateway/testing/free-port';
+import { STANDALONE_ENTRY, startStandalone, stopStandalone } from '@plinth/testing/standalone-process';
+import { freePort } from '@plinth/testing/free-port';
 
 const ROOT = path.resolve(__dirname, '../..');
 const RECORDS_ENTRY = path.join(ROOT, 'services/records/dist/main.js');

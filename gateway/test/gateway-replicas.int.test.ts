@@ -4,7 +4,7 @@
  * other replica's key cache — although the cache TTL here is ten minutes. Pub/sub writes no
  * keys in the shared Redis.
  */
-import { startCluster, type Cluster } from '../src/testing/cluster';
+import { startCluster, type Cluster } from '@plinth/testing/cluster';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 let c: Cluster;

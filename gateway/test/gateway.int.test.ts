@@ -1,7 +1,7 @@
 import express from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 /** Project keys and the operator API, through the real standalone gateway. */
 describe('gateway: project keys and operator API', () => {

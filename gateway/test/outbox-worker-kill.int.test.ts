@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { freePort } from '@plinth/gateway/testing/free-port';
-import { freshRequest, startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/gateway/testing/standalone-process';
+import { freePort } from '@plinth/testing/free-port';
+import { freshRequest, startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/testing/standalone-process';
 
 const KILLS = 20;
 const WRITERS = 8;

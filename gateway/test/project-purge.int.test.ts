@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { DEFAULT_AUTH_REDIS_PREFIX } from '@plinth/shared';
-import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 const RUN = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 let counter = 0;

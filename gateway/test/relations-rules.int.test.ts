@@ -5,7 +5,7 @@
  * refused whole — nothing is deleted.
  */
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 describe('relations under security rules, through the gateway', () => {
   let t: TestPlinth;

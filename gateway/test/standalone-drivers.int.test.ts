@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freshRequest, startStandalone, stopStandalone } from '@plinth/gateway/testing/standalone-process';
+import { freshRequest, startStandalone, stopStandalone } from '@plinth/testing/standalone-process';
 
 const DRIVERS = ['mongodb', 'bullmq', 'ioredis', 'nodemailer'];
 

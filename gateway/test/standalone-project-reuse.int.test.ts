@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freshRequest, startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/gateway/testing/standalone-process';
+import { freshRequest, startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/testing/standalone-process';
 import { readPayroll, setUpTenant, within, type Caller, type TenantKeys } from '../../test/e2e/support/tenant-reuse';
 
 let s: StandaloneProcess;

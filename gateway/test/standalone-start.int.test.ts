@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../src/testing/free-port';
-import { STANDALONE_ENTRY as ENTRY, startStandalone as start, stopStandalone as stop } from '../src/testing/standalone-process';
+import { freePort } from '@plinth/testing/free-port';
+import { STANDALONE_ENTRY as ENTRY, startStandalone as start, stopStandalone as stop } from '@plinth/testing/standalone-process';
 
 describe('npm start (standalone mode) as a process', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-start-'));

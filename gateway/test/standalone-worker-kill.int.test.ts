@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freshRequest, startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/gateway/testing/standalone-process';
+import { freshRequest, startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/testing/standalone-process';
 
 let s: StandaloneProcess;
 let dataDir: string;

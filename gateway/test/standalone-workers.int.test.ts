@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RtClient } from '../../services/realtime/test/support/rt-client';
-import { freshRequest, startStandalone, stopStandalone, type FreshResponse, type StandaloneProcess } from '@plinth/gateway/testing/standalone-process';
+import { freshRequest, startStandalone, stopStandalone, type FreshResponse, type StandaloneProcess } from '@plinth/testing/standalone-process';
 
 let s: StandaloneProcess;
 let dataDir: string;

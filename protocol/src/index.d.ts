@@ -5,7 +5,7 @@
 export type { JsonValue } from './json';
 export type { ErrorCode, ErrorDetails, ErrorEnvelope } from './errors';
 export type { Collection, CollectionRules, FieldDefinition, FieldType, FileMeta, OnDelete, RecordDoc, SystemFields } from './records';
-export type { AuditActorKind, AuditEntry } from './operators';
+export type { AuditActorKind, AuditEntry, HashedProjectKey, Operator, OperatorRole, OperatorSession, Project, ProjectKey } from './operators';
 export type { DeliveryStatus, Webhook, WebhookDelivery, WebhookEventType } from './webhooks';
 export type { Session, User, UserStatus } from './users';
 export type { AuthProviderView, AuthSettings } from './auth-settings';

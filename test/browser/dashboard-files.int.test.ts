@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
 import { signInToDashboard } from './support/dashboard-sign-in';
 import { launchChromium, type LaunchedChromium } from './support/chromium';

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { enableAuth, projectCall, type ProjectAccess } from '../e2e/support/api';
 import { signInToDashboard } from './support/dashboard-sign-in';
 import { launchChromium, type LaunchedChromium } from './support/chromium';

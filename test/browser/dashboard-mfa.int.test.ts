@@ -5,7 +5,7 @@
  */
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { enableAuth, projectCall, type ProjectAccess, type SessionBody } from '../e2e/support/api';
 import { signInToDashboard } from './support/dashboard-sign-in';
 import { launchChromium, type LaunchedChromium } from './support/chromium';

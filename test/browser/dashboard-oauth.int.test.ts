@@ -4,8 +4,8 @@
  * the other Auth settings still save, and a user's linked identities are shown.
  */
 import type { Page } from 'playwright-core';
-import { freePort } from '@plinth/gateway/testing/free-port';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { freePort } from '@plinth/testing/free-port';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { enableAuth, projectCall, type ProjectAccess } from '../e2e/support/api';
 import { TestOpenIdProvider } from '../oauth/support/openid-provider';
 import { loginAtProvider } from '../oauth/support/provider-login';

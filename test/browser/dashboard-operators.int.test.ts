@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { operatorTotpCode } from '@plinth/gateway/operators/totp';
-import { startTestPlinth, type TestPlinth, type TestProject } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth, type TestProject } from '@plinth/testing/harness';
 import { call, projectCall } from '../e2e/support/api';
 import { launchChromium, type LaunchedChromium } from './support/chromium';
 import { signInAsOperator } from './support/dashboard-sign-in';

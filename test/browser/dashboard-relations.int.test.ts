@@ -5,7 +5,7 @@
  * editor shows the records its relations point at.
  */
 import type { Page } from 'playwright-core';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
 import { signInToDashboard } from './support/dashboard-sign-in';
 import { launchChromium, type LaunchedChromium } from './support/chromium';

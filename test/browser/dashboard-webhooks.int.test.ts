@@ -4,8 +4,8 @@
  * Replay button and then delivered to a real receiver.
  */
 import type { Page } from 'playwright-core';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
-import { startWebhookReceiver, type WebhookReceiver } from '@plinth/gateway/testing/webhook-receiver';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
+import { startWebhookReceiver, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
 import { signInToDashboard } from './support/dashboard-sign-in';
 import { launchChromium, type LaunchedChromium } from './support/chromium';

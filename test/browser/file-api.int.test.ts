@@ -4,7 +4,7 @@
  * and an SVG with script, navigated to or framed by a page of our origin, run no script there.
  */
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { png } from '../../services/records/test/files/file-fixtures';
 import { launchChromium, type LaunchedChromium } from './support/chromium';
 

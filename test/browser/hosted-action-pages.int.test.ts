@@ -7,9 +7,9 @@
 import http from 'node:http';
 import type { BrowserContext, Page } from 'playwright-core';
 import { waitFor } from '@plinth/shared/testing/wait-for';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { call, enableAuth, projectCall, type ProjectAccess, type UserBody } from '../e2e/support/api';
-import { freePort } from '@plinth/gateway/testing/free-port';
+import { freePort } from '@plinth/testing/free-port';
 import { launchChromium, type LaunchedChromium } from './support/chromium';
 
 const PASSWORD = 'browser suite password';

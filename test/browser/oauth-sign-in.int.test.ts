@@ -8,8 +8,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
-import { freePort } from '@plinth/gateway/testing/free-port';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { freePort } from '@plinth/testing/free-port';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { TestGitHub } from '../oauth/support/github-server';
 import { TestOpenIdProvider } from '../oauth/support/openid-provider';
 import { enableAuth, projectCall, type ProjectAccess } from '../e2e/support/api';

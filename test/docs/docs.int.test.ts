@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startStandalone, stopStandalone, type StandaloneProcess } from '../../gateway/src/testing/standalone-process';
+import { startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/testing/standalone-process';
 import { extractBlocks } from './doc-blocks';
 import { providersForDocs } from './providers-for-docs';
 import { ROOT, runDoc, type DocTarget } from './doc-runner';

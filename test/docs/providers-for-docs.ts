@@ -1,4 +1,4 @@
-import { freePort } from '@plinth/gateway/testing/free-port';
+import { freePort } from '@plinth/testing/free-port';
 import { TestGitHub } from '../oauth/support/github-server';
 import { TestOpenIdProvider } from '../oauth/support/openid-provider';
 

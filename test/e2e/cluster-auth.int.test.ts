@@ -1,5 +1,5 @@
 import { waitFor } from '@plinth/shared/testing/wait-for';
-import { startCluster, type Cluster } from '../../gateway/src/testing/cluster';
+import { startCluster, type Cluster } from '@plinth/testing/cluster';
 import { SmtpCapture } from '../../services/mailer/test/support/smtp-capture';
 import { call, enableAuth, projectCall, type ProjectAccess, type SessionBody, type UserBody } from './support/api';
 import { capturedFor, PASSWORD, smtpReader } from './support/mail-flows';

@@ -1,5 +1,5 @@
 import { waitFor } from '@plinth/shared/testing/wait-for';
-import { startCluster, type Cluster } from '../../gateway/src/testing/cluster';
+import { startCluster, type Cluster } from '@plinth/testing/cluster';
 import { SmtpCapture } from '../../services/mailer/test/support/smtp-capture';
 import { enableAuth, projectCall, type ProjectAccess } from './support/api';
 import {

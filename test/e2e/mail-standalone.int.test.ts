@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { waitFor } from '@plinth/shared/testing/wait-for';
-import { startStandalone, stopStandalone, type StandaloneProcess } from '../../gateway/src/testing/standalone-process';
+import { startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/testing/standalone-process';
 import { SmtpCapture } from '../../services/mailer/test/support/smtp-capture';
 import { enableAuth, projectCall, type ProjectAccess, type UserBody } from './support/api';
 import {

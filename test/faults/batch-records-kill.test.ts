@@ -1,4 +1,4 @@
-import { startCluster, type Cluster } from '../../gateway/src/testing/cluster';
+import { startCluster, type Cluster } from '@plinth/testing/cluster';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
 
 /**

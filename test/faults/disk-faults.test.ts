@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { mountTinyDisk, type TinyDisk } from '@plinth/shared/testing/tiny-disk';
-import { startStandalone, stopStandalone, STANDALONE_ENTRY, type StandaloneProcess } from '../../gateway/src/testing/standalone-process';
+import { startStandalone, stopStandalone, STANDALONE_ENTRY, type StandaloneProcess } from '@plinth/testing/standalone-process';
 
 /**
  * Faults of the disk under PLINTH_DATA_DIR, on real file systems (tmpfs mounts; the suite needs

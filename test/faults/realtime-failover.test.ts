@@ -1,6 +1,6 @@
 import { WebSocket } from 'ws';
 import { internalHeaders } from '@plinth/shared';
-import { startCluster, type Cluster, type RunningProcess } from '../../gateway/src/testing/cluster';
+import { startCluster, type Cluster, type RunningProcess } from '@plinth/testing/cluster';
 import { redisRun } from '../e2e/support/redis-run';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
 import { RtClient, refusal, wsUrl } from '../../services/realtime/test/support/rt-client';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { scanKeys, startCluster, type Cluster } from '../../gateway/src/testing/cluster';
+import { scanKeys, startCluster, type Cluster } from '@plinth/testing/cluster';
 import type { ProjectAccess } from '../e2e/support/api';
 import { OwnRedis } from './support/own-redis';
 import { TcpProxy } from './support/tcp-proxy';

@@ -1,4 +1,4 @@
-import { startCluster, type Cluster } from '../../gateway/src/testing/cluster';
+import { startCluster, type Cluster } from '@plinth/testing/cluster';
 import { enableAuth, projectCall, type ProjectAccess, type SessionBody } from '../e2e/support/api';
 import { OwnRedis } from './support/own-redis';
 

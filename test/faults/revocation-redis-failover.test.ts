@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { startCluster, type Cluster } from '../../gateway/src/testing/cluster';
+import { startCluster, type Cluster } from '@plinth/testing/cluster';
 import { enableAuth, projectCall, type ProjectAccess, type SessionBody } from '../e2e/support/api';
 import { OwnRedis } from './support/own-redis';
 import { TcpProxy } from './support/tcp-proxy';

@@ -1,4 +1,4 @@
-import { startCluster, type Cluster, type RunningProcess } from '../../gateway/src/testing/cluster';
+import { startCluster, type Cluster, type RunningProcess } from '@plinth/testing/cluster';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
 import { waitFor } from '@plinth/shared/testing/wait-for';
 

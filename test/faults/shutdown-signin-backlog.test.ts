@@ -3,7 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { waitFor } from '@plinth/shared/testing/wait-for';
-import { startStandalone, stopStandalone, type StandaloneProcess } from '../../gateway/src/testing/standalone-process';
+import { startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/testing/standalone-process';
 
 const GRACE_MS = 1000;
 /** The drain bound (docs/architecture.md "Process behaviour"): in-flight requests get at most 10 s. */

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { waitFor } from '@plinth/shared/testing/wait-for';
-import { startCluster, type Cluster } from '../../gateway/src/testing/cluster';
+import { startCluster, type Cluster } from '@plinth/testing/cluster';
 import { SmtpCapture } from '../../services/mailer/test/support/smtp-capture';
 import { enableAuth, projectCall, type ProjectAccess, type SessionBody } from '../e2e/support/api';
 import { capturedFor, PASSWORD, tokenFromLink } from '../e2e/support/mail-flows';

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { startCluster, type Cluster } from '../../gateway/src/testing/cluster';
+import { startCluster, type Cluster } from '@plinth/testing/cluster';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
 
 /**

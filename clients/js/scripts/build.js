@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const ENTRY_POINTS = ['index', 'records', 'admin', 'realtime']
+const ENTRY_POINTS = ['index', 'records', 'admin', 'operator', 'realtime']
   .map((name) => path.join(root, 'src', `${name}.ts`))
   .filter((file) => fs.existsSync(file));
 
@@ -34,7 +34,8 @@ async function buildEsm(outdir = path.join(root, 'dist/esm')) {
 /** CommonJS build (`dist`/cjs) and declarations (`dist`/types) with tsc. */
 function buildCjs(dist = path.join(root, 'dist')) {
   const tsc = require.resolve('typescript/bin/tsc');
-  const out = ['--outDir', path.join(dist, 'cjs'), '--declarationDir', path.join(dist, 'types')];
+  // Not incremental here: a published dist/ carries no .tsbuildinfo (`tsc -b` at the root builds it composite).
+  const out = ['--composite', 'false', '--outDir', path.join(dist, 'cjs'), '--declarationDir', path.join(dist, 'types')];
   execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json'), ...out], { stdio: 'inherit' });
   fs.writeFileSync(path.join(dist, 'cjs/package.json'), '{"type":"commonjs"}\n');
   require('./inline-protocol-types.js').inlineProtocolTypes(path.join(dist, 'types'));

@@ -4,9 +4,11 @@
  */
 import type { MfaFactor } from './auth/mfa';
 import type { User } from './auth/types';
-import { Transport, type CallOptions, type TransportOptions } from './transport';
+import { Transport, type CallOptions, type RequestSpec, type TransportOptions } from './transport';
 import type { AuthSettings, FieldDefinition, JsonValue } from '@plinth/protocol';
 import { webhooksAdmin, type WebhooksAdmin } from './webhooks';
+import { recordsAdmin, type RecordsAdmin } from './admin-records';
+import { portabilityAdmin, type PortabilityAdmin } from './portability';
 
 export interface AdminClientOptions extends Omit<TransportOptions, 'key'> {
   /** The project's secret key (`sk_…`). */
@@ -92,13 +94,25 @@ export interface AdminClient {
     create(def: { name: string; fields: Record<string, FieldDefinition>; rules?: CollectionRules }, opts?: CallOptions): Promise<CollectionInfo>;
     update(name: string, change: { fields?: Record<string, FieldDefinition | null>; rules?: CollectionRules }, opts?: CallOptions): Promise<CollectionInfo>;
     delete(name: string, opts?: CallOptions): Promise<void>;
+    /**
+     * Checks fields and rules as saving them would (nothing is saved): resolves when they would be
+     * accepted, rejects with the `PlinthError` saving would answer (400 with `details`) otherwise.
+     */
+    validate(name: string, def: { fields: Record<string, unknown>; rules?: Record<string, string | null> }, opts?: CallOptions): Promise<void>;
   };
   authSettings: {
     get(opts?: CallOptions): Promise<AuthSettings>;
-    update(change: Partial<AuthSettings>, opts?: CallOptions): Promise<AuthSettings>;
+    /** `dryRun`: the server's checks only, nothing stored — what the real update would answer. */
+    update(change: Partial<AuthSettings> | Record<string, unknown>, opts?: CallOptions & { dryRun?: boolean }): Promise<AuthSettings>;
   };
+  /** Records with the secret key: pages, a collection streamed, idempotent creates, restoring an export. */
+  records: RecordsAdmin;
+  /** The project's Auth settings with secrets and its users as stored, to move them to another deployment. */
+  portability: PortabilityAdmin;
   /** Signed webhooks (docs/webhooks.md). */
   webhooks: WebhooksAdmin;
+  /** A raw call for an endpoint this client has no method for: `path` under `/v1/projects/{project}`. */
+  request<T>(spec: Omit<RequestSpec, 'payload' | 'onProgress'>): Promise<T>;
 }
 
 export function createAdminClient(opts: AdminClientOptions): AdminClient {
@@ -126,15 +140,24 @@ export function createAdminClient(opts: AdminClientOptions): AdminClient {
       update: async (name, change, o = {}) =>
         (await t.request<{ collection: CollectionInfo }>({ method: 'PATCH', path: c(name), body: change, signal: o.signal })).collection,
       delete: async (name, o = {}) => void (await t.request({ method: 'DELETE', path: c(name), signal: o.signal })),
+      validate: async (name, def, o = {}) => void (await t.request({ method: 'POST', path: `${c(name)}/rules/validate`, body: def, signal: o.signal })),
     },
     authSettings: {
       get: (o = {}) => t.request<AuthSettings>({ method: 'GET', path: '/settings/auth', signal: o.signal }),
-      update: (change, o = {}) => t.request<AuthSettings>({ method: 'PATCH', path: '/settings/auth', body: change, signal: o.signal }),
+      update: (change, o = {}) =>
+        t.request<AuthSettings>({ method: 'PATCH', path: '/settings/auth', query: o.dryRun ? { dry_run: 'true' } : undefined, body: change, signal: o.signal }),
     },
+    records: recordsAdmin(t),
+    portability: portabilityAdmin(t),
     webhooks: webhooksAdmin(t),
+    request: (spec) => t.request(spec),
   };
 }
 
 export { ConflictError, PlinthError } from './errors';
 export type { User } from './auth/types';
 export type { NewWebhook, WebhookDelivery, WebhookEventType, WebhookInfo, WebhooksAdmin } from './webhooks';
+export type { RecordListQuery, RecordPage, RecordsAdmin } from './admin-records';
+export type { PortabilityAdmin, PortableUser } from './portability';
+export type { RecordDoc } from '@plinth/protocol';
+export { isNetworkError } from './errors';

@@ -9,6 +9,8 @@ export interface PlinthErrorInit {
   message: string;
   details?: Record<string, unknown>;
   requestId?: string | null;
+  /** The request that was answered with the error: `"POST /v1/projects/demo/collections"`. */
+  request?: string;
   cause?: unknown;
 }
 
@@ -23,6 +25,8 @@ export class PlinthError extends Error {
   readonly details: Record<string, unknown> | undefined;
   /** The server's `X-Request-Id`: quote it when reporting a problem. */
   readonly requestId: string | null;
+  /** Method and path of the request answered with the error (undefined when no answer came). */
+  readonly request: string | undefined;
 
   constructor(init: PlinthErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -31,6 +35,7 @@ export class PlinthError extends Error {
     this.code = init.code;
     this.details = init.details;
     this.requestId = init.requestId ?? null;
+    this.request = init.request;
   }
 }
 
@@ -51,7 +56,7 @@ export class ConflictError extends PlinthError {
 }
 
 /** Builds the typed error for an error answer (`{error, message, details?}`). */
-export function errorFromResponse(status: number, body: unknown, requestId: string | null): PlinthError {
+export function errorFromResponse(status: number, body: unknown, requestId: string | null, request?: string): PlinthError {
   const b = (body && typeof body === 'object' ? body : {}) as { error?: unknown; message?: unknown; details?: unknown };
   const init: PlinthErrorInit = {
     status,
@@ -59,6 +64,7 @@ export function errorFromResponse(status: number, body: unknown, requestId: stri
     message: typeof b.message === 'string' ? b.message : `Plinth answered ${status}.`,
     details: b.details && typeof b.details === 'object' ? (b.details as Record<string, unknown>) : undefined,
     requestId,
+    request,
   };
   return status === 409 ? new ConflictError(init) : new PlinthError(init);
 }

@@ -28,6 +28,8 @@ export interface RequestSpec extends CallOptions {
   /** Upload progress; in browsers the request then goes through XMLHttpRequest (see `xhr.ts`). */
   onProgress?: (progress: { loaded: number; total: number }) => void;
   headers?: Record<string, string>;
+  /** Called with the answer's headers before its body is returned (e.g. `idempotent-replayed`). */
+  onHeaders?: (header: (name: string) => string | null) => void;
 }
 
 /** An answer, read whole: what `request` turns into a result or a `PlinthError`. */
@@ -36,6 +38,7 @@ export interface RawAnswer {
   ok: boolean;
   requestId: string | null;
   text: string;
+  header(name: string): string | null;
 }
 
 /** The HTTP layer: one project, one key, JSON in and out, the error envelope turned into `PlinthError`. */
@@ -45,17 +48,21 @@ export class Transport {
   readonly key: string;
   private readonly fetchFn: typeof fetch;
 
-  constructor(opts: TransportOptions) {
-    if (!opts.url || !opts.project || !opts.key) throw new TypeError('Plinth: url, project and key are required.');
+  /** What paths are under: `/v1/projects/{project}`, or another base (the operator API's `/v1/admin`). */
+  readonly base: string;
+
+  constructor(opts: TransportOptions, base?: string) {
+    if (!opts.url || (base === undefined && (!opts.project || !opts.key))) throw new TypeError('Plinth: url, project and key are required.');
     this.url = opts.url.replace(/\/+$/, '');
     this.project = opts.project;
     this.key = opts.key;
+    this.base = base ?? `/v1/projects/${encodeURIComponent(opts.project)}`;
     this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init));
   }
 
-  /** `{url}/v1/projects/{project}{path}` */
+  /** `{url}/v1/projects/{project}{path}` (or `{url}{base}{path}`) */
   endpoint(path: string): string {
-    return `${this.url}/v1/projects/${encodeURIComponent(this.project)}${path}`;
+    return this.url + this.base + path;
   }
 
   async request<T>(spec: RequestSpec): Promise<T> {
@@ -66,7 +73,7 @@ export class Transport {
       const s = q.toString();
       if (s) target += `?${s}`;
     }
-    const headers: Record<string, string> = { Authorization: `Bearer ${this.key}`, ...spec.headers };
+    const headers: Record<string, string> = { ...(this.key ? { Authorization: `Bearer ${this.key}` } : {}), ...spec.headers };
     if (spec.body !== undefined && !spec.payload) headers['Content-Type'] = 'application/json';
     spec.signal?.throwIfAborted();
     const payload = spec.payload ?? (spec.body === undefined ? undefined : JSON.stringify(spec.body));
@@ -78,6 +85,7 @@ export class Transport {
       const total = payloadSize(spec.payload);
       spec.onProgress({ loaded: total, total });
     }
+    spec.onHeaders?.(answer.header);
     const { text, requestId } = answer;
     let body: unknown = undefined;
     if (text) {
@@ -87,7 +95,7 @@ export class Transport {
         body = undefined;
       }
     }
-    if (!answer.ok) throw errorFromResponse(answer.status, body, requestId);
+    if (!answer.ok) throw errorFromResponse(answer.status, body, requestId, `${spec.method} ${this.base}${spec.path}`);
     if (body === undefined) throw new PlinthError({ status: answer.status, code: 'internal', message: 'Plinth answered with a body that is not JSON.', requestId });
     return body as T;
   }
@@ -102,7 +110,7 @@ export class Transport {
     }
     const requestId = res.headers.get('x-request-id');
     try {
-      return { status: res.status, ok: res.ok, requestId, text: await res.text() };
+      return { status: res.status, ok: res.ok, requestId, text: await res.text(), header: (name) => res.headers.get(name) };
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       throw new PlinthError({ status: 0, code: 'network_error', message: 'The answer from Plinth was cut off.', requestId, cause: err });

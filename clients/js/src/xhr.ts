@@ -41,7 +41,7 @@ export function sendXhr(
     };
     xhr.onload = () => {
       done();
-      resolve({ status: xhr.status, ok: xhr.status >= 200 && xhr.status < 300, requestId: xhr.getResponseHeader('x-request-id'), text: xhr.responseText });
+      resolve({ status: xhr.status, ok: xhr.status >= 200 && xhr.status < 300, requestId: xhr.getResponseHeader('x-request-id'), text: xhr.responseText, header: (name) => xhr.getResponseHeader(name) });
     };
     xhr.onerror = () => {
       done();

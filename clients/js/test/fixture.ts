@@ -1,5 +1,5 @@
 /** A real standalone Plinth for the SDK's suites: Auth on, a few helpers a test needs. */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { createAdminClient, type AdminClient } from '../src/admin';
 
 export interface SdkFixture {

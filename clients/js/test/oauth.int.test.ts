@@ -1,5 +1,5 @@
-import { freePort } from '@plinth/gateway/testing/free-port';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { freePort } from '@plinth/testing/free-port';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { TestOpenIdProvider } from '../../../test/oauth/support/openid-provider';
 import { loginAtProvider } from '../../../test/oauth/support/provider-login';
 import { createAdminClient } from '../src/admin';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 const ROOT = path.resolve(__dirname, '../../..');
 

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { startWebhookReceiver, type WebhookReceiver } from '@plinth/gateway/testing/webhook-receiver';
+import { startWebhookReceiver, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
 import { startSdkFixture, type SdkFixture } from './fixture';
 
 /** `admin.webhooks` of `@plinth/client/admin` against a real standalone Plinth and a real receiver. */

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { createMailQueueFromConfig, type MailJob, type MailQueue } from '@plinth/shared';
 import { testMailJob } from '@plinth/shared/testing/mail-job';
 import { waitFor } from '@plinth/shared/testing/wait-for';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 /**
  * The mailer's API through the real gateway in standalone mode: embedded outbox, dev mailbox.

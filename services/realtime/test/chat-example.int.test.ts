@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { enableAuth, projectCall, type ProjectAccess, type SessionBody } from '../../../test/e2e/support/api';
 import { RtClient } from './support/rt-client';
 

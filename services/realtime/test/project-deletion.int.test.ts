@@ -3,7 +3,7 @@
  * topologies (cluster: two realtime replicas on Redis Streams). A project re-created with the
  * same id never hands the old tenant's events to a client, whatever `resume_from` it sends.
  */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { call, projectCall, type ProjectAccess } from '../../../test/e2e/support/api';
 import { RtClient } from './support/rt-client';
 

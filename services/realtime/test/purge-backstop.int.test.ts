@@ -3,7 +3,7 @@
  * same Service URL) still closes the deleted project's connections: it watches the event log's
  * purge points. Standalone, with the in-process realtime purge step taken out of the list.
  */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { call } from '../../../test/e2e/support/api';
 import { RtClient } from './support/rt-client';
 

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import request from 'supertest';
 import { SqliteEventBus } from '@plinth/shared';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { CLOSE } from '@plinth/realtime';
 import { projectCall, type ProjectAccess } from '../../../test/e2e/support/api';
 import { RtClient } from './support/rt-client';

@@ -1,7 +1,7 @@
 /** Records announces every committed change on the EventBus (the SQLite event log in standalone). */
 import path from 'node:path';
 import { SqliteEventBus, asProjectId } from '@plinth/shared';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, type Client } from './api/client';
 
 let t: TestPlinth;

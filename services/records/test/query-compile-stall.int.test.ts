@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freshRequest, startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/gateway/testing/standalone-process';
+import { freshRequest, startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/testing/standalone-process';
 
 /** Subscribes are sent one after another for this long, /healthz probed every 10 ms meanwhile. */
 const DURATION_MS = 3000;

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freshRequest, startStandalone, stopStandalone, type FreshResponse, type StandaloneProcess } from '@plinth/gateway/testing/standalone-process';
+import { freshRequest, startStandalone, stopStandalone, type FreshResponse, type StandaloneProcess } from '@plinth/testing/standalone-process';
 
 const RECORDS = 160;
 const ITEMS = 1000;

@@ -6,7 +6,7 @@
  * topology too, where auth has its own clock).
  */
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { OWNER_ONLY } from './rules/doc-examples';
 import { client, type Client } from './api/client';
 

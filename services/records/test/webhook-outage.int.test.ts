@@ -6,8 +6,8 @@
  * Retry timing is scaled down: a 20 ms backoff base stands for the default 5 s (×250), so the
  * few seconds the receiver is down here are a 10-minute-or-more outage at production timing.
  */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
-import { startWebhookReceiver, type WebhookReceiver } from '@plinth/gateway/testing/webhook-receiver';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
+import { startWebhookReceiver, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
 import { client, type Client } from './api/client';
 import { deliveriesOf, poll } from './api/webhook-support';
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { BullMqMailQueue, DEFAULT_AUTH_REDIS_PREFIX, newId } from '@plinth/shared';
 import { RECORDS_RATE_LIMIT_PREFIX } from '@plinth/records';
-import { deleteMatching } from '../../../gateway/src/testing/cluster';
+import { deleteMatching } from '@plinth/testing/cluster';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { freePort } from '@plinth/gateway/testing/free-port';
+import { freePort } from '@plinth/testing/free-port';
 
 async function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {

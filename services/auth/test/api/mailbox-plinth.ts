@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth, type TestProject } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth, type TestProject } from '@plinth/testing/harness';
 import { forwardingHandle } from '../forwarding-handle';
 import { findSecrets } from './no-secrets';
 

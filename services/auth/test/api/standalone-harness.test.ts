@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { findSecrets } from './no-secrets';
 
 const PASSWORD = 'standalone harness password';

@@ -4,7 +4,7 @@
  * a caller's count and sums are the length and sums of exactly what that caller can list.
  */
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, qs, type Client } from './client';
 
 const PASSWORD = 'aggregates over http password';

@@ -4,7 +4,7 @@
  * topologies (standalone in-process; cluster: separate processes, Redis sessions).
  */
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 const PASSWORD = 'claims over http password';
 const TICKETS = {

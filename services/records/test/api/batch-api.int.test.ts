@@ -4,7 +4,7 @@
  * covered by one Idempotency-Key.
  */
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, type Client } from './client';
 
 let t: TestPlinth;

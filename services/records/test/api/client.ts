@@ -1,6 +1,6 @@
 /** A tiny client for API tests: the real gateway (harness) with a project's keys. */
 import request from 'supertest';
-import type { TestPlinth } from '@plinth/gateway/testing/harness';
+import type { TestPlinth } from '@plinth/testing/harness';
 
 export type Key = 'secret' | 'public';
 

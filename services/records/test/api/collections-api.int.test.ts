@@ -1,5 +1,5 @@
 /** Collections through the real gateway: contract §4 (Collections) and docs/records.md. */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, type Client } from './client';
 
 let t: TestPlinth;

@@ -3,7 +3,7 @@
  * through the real gateway in both topologies: each bad option is a 400 naming the field and the
  * option, nothing is saved; good options are answered back, timestamps normalized.
  */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, type Client } from './client';
 
 let t: TestPlinth;

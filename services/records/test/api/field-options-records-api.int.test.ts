@@ -5,7 +5,7 @@
  * constraint rewrites no stored record; a pathological pattern is matched in linear time.
  */
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, type Client } from './client';
 
 let t: TestPlinth;

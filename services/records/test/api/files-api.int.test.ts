@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import sharp from 'sharp';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { png } from '../files/file-fixtures';
 import { RtClient } from '../../../realtime/test/support/rt-client';
 

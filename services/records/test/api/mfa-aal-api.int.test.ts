@@ -5,7 +5,7 @@
  */
 import { Secret, TOTP } from 'otpauth';
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { RtClient } from '../../../realtime/test/support/rt-client';
 
 const PASSWORD = 'second factor over http';

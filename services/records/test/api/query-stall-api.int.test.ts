@@ -6,7 +6,7 @@
  * process; its queries run on SQLite reader threads), and again as a worker of `npm start` runs
  * them: each query first runs on the event loop for up to 2 ms, then moves to a reader.
  */
-import { startTestPlinth, type TestPlinth, type TestProject } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth, type TestProject } from '@plinth/testing/harness';
 
 const TIMEOUT_MS = 1500;
 const ITEMS = 20_000;

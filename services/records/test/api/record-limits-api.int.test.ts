@@ -3,7 +3,7 @@
  * topologies: value and record size caps (400 naming the field) and the page byte budget (a page
  * stops early with a cursor). The rate limits are in rate-limits-api.int.test.ts.
  */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, type Client } from './client';
 
 const PAGE_BYTES = 20_000;

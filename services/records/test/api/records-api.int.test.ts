@@ -1,5 +1,5 @@
 /** Records through the real gateway: contract §4 (Records), §3 (record version), docs/records.md. */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, type Client } from './client';
 
 let t: TestPlinth;

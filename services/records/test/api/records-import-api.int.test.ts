@@ -3,7 +3,7 @@
  * back with their ids, versions and timestamps, a second import creates nothing, and only the
  * secret key may import.
  */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, type Client } from './client';
 
 describe('records:import', () => {

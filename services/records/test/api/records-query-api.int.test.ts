@@ -1,5 +1,5 @@
 /** Queries through the real gateway: where, orderBy, direction, limit, cursor (docs/records.md). */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, qs, type Client } from './client';
 
 let t: TestPlinth;

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { png } from '../files/file-fixtures';
 
 const MiB = 1024 * 1024;

@@ -4,7 +4,7 @@
  * `X-Db-User-Token`. Each worked example of docs/rules.md is exercised here with real users.
  */
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth, type TestProject } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth, type TestProject } from '@plinth/testing/harness';
 import { OWNER_ONLY, PUBLIC_READ_OWNER_WRITE, ROLE_CLAIMS, VERIFIED_EMAIL_ONLY } from '../rules/doc-examples';
 import { qs } from './client';
 

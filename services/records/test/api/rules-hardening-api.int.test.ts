@@ -7,7 +7,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import request from 'supertest';
 import { newId } from '@plinth/shared';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, type Client } from './client';
 
 let t: TestPlinth;

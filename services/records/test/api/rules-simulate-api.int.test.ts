@@ -3,7 +3,7 @@
  * runs the collection's stored rules with the real engine and says allowed or refused; for reads
  * it answers the residual predicate the store would run.
  */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, type Client } from './client';
 
 let t: TestPlinth;

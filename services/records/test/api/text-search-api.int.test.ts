@@ -5,7 +5,7 @@
  * exactly those of what that user can list.
  */
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { client, qs, type Client } from './client';
 
 let t: TestPlinth;

@@ -5,8 +5,8 @@
  * webhooks. The retry window is scaled down to a fraction of a second (5 attempts, 20 ms base).
  */
 import { Webhook } from 'standardwebhooks';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
-import { startWebhookReceiver, type WebhookReceiver } from '@plinth/gateway/testing/webhook-receiver';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
+import { startWebhookReceiver, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
 import { client, type Client } from './client';
 import { deliveriesOf, poll } from './webhook-support';
 

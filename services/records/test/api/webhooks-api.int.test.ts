@@ -8,8 +8,8 @@
  */
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
-import { startWebhookReceiver, type WebhookReceiver } from '@plinth/gateway/testing/webhook-receiver';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
+import { startWebhookReceiver, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
 import { client, type Client } from './client';
 import { deliveriesOf, poll } from './webhook-support';
 
