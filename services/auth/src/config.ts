@@ -55,6 +55,11 @@ export interface AuthConfig extends MailQueueConfig, WebhookQueueConfig, NonceCo
   PLINTH_OAUTH_ALLOW_HTTP: boolean;
   /** Longest wait for one request to a provider (discovery, keys, token, user), ms. */
   PLINTH_OAUTH_FETCH_TIMEOUT_MS: number;
+  /**
+   * With a Redis mail queue: how often auth checks the mails it stored against the queue and
+   * enqueues again those the queue lost (mail/redis-safe-mail-outbox.ts), ms.
+   */
+  PLINTH_MAIL_RECHECK_MS: number;
 }
 
 export const authConfigSchema = Joi.object<AuthConfig>({
@@ -82,4 +87,5 @@ export const authConfigSchema = Joi.object<AuthConfig>({
   PLINTH_PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:8080'),
   PLINTH_OAUTH_ALLOW_HTTP: Joi.boolean().default(false),
   PLINTH_OAUTH_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(5000),
+  PLINTH_MAIL_RECHECK_MS: Joi.number().integer().min(50).max(3_600_000).default(5000),
 });

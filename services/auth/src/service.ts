@@ -5,6 +5,7 @@ import {
   assertDiskSpace,
   createAnnouncementsFromConfig,
   connectRedis,
+  BullMqMailQueue,
   createMailQueueFromConfig,
   DEFAULT_AUTH_REDIS_PREFIX,
   RedisNonceStore,
@@ -19,7 +20,8 @@ import {
   createWebhookQueueFromConfig,
   type WebhookQueue,
 } from '@plinth/shared';
-import { withUserWebhookEvents } from './user-webhook-events';
+import { withUserEventWakeups } from './user-webhook-events';
+import { UserEventRelay } from './user-event-relay';
 import { createAuthApp } from './app';
 import { systemClock, type Clock } from './clock';
 import type { AuthConfig } from './config';
@@ -31,12 +33,16 @@ import { BackgroundWork } from './flows/background';
 import { purgeProject } from './flows/purge';
 import { SettingsReader } from './flows/settings';
 import type { MailOutbox } from './mail/mail-outbox';
+import { RedisSafeMailOutbox } from './mail/redis-safe-mail-outbox';
 import { EmbeddedSessionStore } from './store/embedded-session-store';
 import { MongoRevocationLog } from './store/mongo-revocation-log';
+import { MongoSessionFamilies } from './store/mongo-session-families';
 import { MongoUserStore } from './store/mongo-user-store';
 import { RedisSessionStore } from './store/redis-session-store';
 import type { RevocationLog } from './store/revocation-log';
 import { SqliteRevocationLog } from './store/sqlite-revocation-log';
+import { SqliteSessionFamilies } from './store/sqlite-session-families';
+import type { SessionFamilies } from './store/session-families';
 import type { SessionStore } from './store/session-store';
 import { SqliteUserStore } from './store/sqlite-user-store';
 import type { UserStore } from './store/user-store';
@@ -104,12 +110,14 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
   const embeddedDb = (): SqliteDatabase => (embedded.db ??= openSqlite(path.join(config.PLINTH_DATA_DIR, 'auth.db')));
 
   let users: UserStore;
-  // The durable copy of revocations, beside the users, for sessions kept in Redis.
+  // The durable copies of sessions and revocations, beside the users, for a Redis session cache.
   let revocationLog = async (): Promise<RevocationLog> => new SqliteRevocationLog(embeddedDb());
+  let sessionFamilies = async (): Promise<SessionFamilies> => new SqliteSessionFamilies(embeddedDb());
   if (config.MONGO_URL) {
     const commitTimeoutMs = config.PLINTH_MONGO_COMMIT_TIMEOUT_MS;
     users = await openOnMongo(config.MONGO_URL, (client, release) => {
       revocationLog = () => MongoRevocationLog.open(client.db());
+      sessionFamilies = () => MongoSessionFamilies.open(client.db());
       return MongoUserStore.open(client.db(), release, { commitTimeoutMs });
     });
   } else {
@@ -124,11 +132,16 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     closers.push(() => own.close());
     webhookQueue = own;
   }
-  if (webhookQueue) users = withUserWebhookEvents(users, webhookQueue, logger);
+  // The relay hands the user events' outbox rows to the queue; stopped first (closers run in order), before the store and the queue close.
+  const relay = new UserEventRelay(users.events, webhookQueue, logger, { pollMs: config.PLINTH_WEBHOOK_POLL_MS });
+  relay.start();
+  closers.unshift(() => relay.stop());
+  users = withUserEventWakeups(users, relay);
 
   const redis = config.REDIS_URL ? connectRedis(config.REDIS_URL, logger, 'auth') : null;
   const sessions: SessionStore = redis
     ? new RedisSessionStore(redis, {
+        durable: await sessionFamilies(),
         prefix,
         log: await revocationLog(),
         syncPrefix: config.PLINTH_REVOCATION_SYNC_PREFIX,
@@ -138,8 +151,9 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     : new EmbeddedSessionStore(embeddedDb(), clock);
   closers.push(() => sessions.close());
   if (sessions instanceof RedisSessionStore && sessions.sync) {
-    // Start serving once Redis is known to hold every logged revocation, or answer 503 for
-    // session reads until it is (Redis down at start must not stop the process).
+    // Start serving once Redis is known to hold every session change (rebuilt from the durable
+    // store if it is new or empty), or answer 503 for session reads until it is (Redis down at
+    // start must not stop the process).
     await sessions.sync.ready(2000).catch(() => logger.warn('redis revocation sync: not confirmed at start; session reads answer 503 until it is'));
   }
   if (redis) {
@@ -153,6 +167,14 @@ export async function buildAuthService(config: AuthConfig, logger: Logger, opts:
     const queue = createMailQueueFromConfig(config, { logger, queueName: opts.mailQueueName });
     closers.push(() => queue.close());
     outbox = queue;
+    if (queue instanceof BullMqMailQueue) {
+      // The queue lives in Redis: each mail is also kept in the users' database until the queue
+      // delivered it, and enqueued again if Redis loses it. Stopped before the queue and the store close.
+      const safe = new RedisSafeMailOutbox(users.mails, queue, config.PLINTH_INTERNAL_SECRET, logger, { checkMs: config.PLINTH_MAIL_RECHECK_MS });
+      safe.start();
+      closers.unshift(() => safe.stop());
+      outbox = safe;
+    }
   }
   let announcements = opts.announcements;
   if (!announcements) {

@@ -1,34 +1,26 @@
-import type { Logger } from 'pino';
-import { newId, type ProjectId, type WebhookEvent, type WebhookEventType, type WebhookQueue } from '@plinth/shared';
-import { toPublicUser } from './domain/public-user';
-import type { UserRecord, UserStore } from './store/user-store';
+import type { UserStore } from './store/user-store';
+import type { UserEventRelay } from './user-event-relay';
 
 /**
- * The user store, telling webhooks (docs/webhooks.md "User events") when a user is created or
- * deleted: once the store has done it, a `fanout` job goes on the webhook queue, and records
- * turns it into one delivery per webhook that wants it. The job is enqueued after the user's own
- * write — not in its transaction — so a process that dies between the two, or a queue that
- * refuses the job, loses that one event (logged). Users removed in bulk (project deletion,
- * the anonymous-user sweep) send no event.
+ * The user store, waking the user event relay (user-event-relay.ts) after a create or delete:
+ * the store has written the event row in the user's own transaction (docs/webhooks.md "User
+ * events"), and the relay hands it to the webhook queue at once instead of at its next poll.
+ * A failed write wakes it too (harmless: it finds nothing new).
  */
-export function withUserWebhookEvents(users: UserStore, queue: WebhookQueue, logger: Logger): UserStore {
-  const emit = async (project: ProjectId, type: WebhookEventType, user: UserRecord) => {
-    const event: WebhookEvent = { id: newId('evt_'), type, timestamp: new Date().toISOString(), data: { project, user: toPublicUser(user) } };
+export function withUserEventWakeups(users: UserStore, relay: Pick<UserEventRelay, 'wake'>): UserStore {
+  const createUser: UserStore['createUser'] = async (project, user) => {
     try {
-      await queue.enqueue({ id: `f_${event.id}`, project, kind: 'fanout', event });
-    } catch (err) {
-      logger.error({ err, project, type, user_id: user.id }, 'user webhook event not enqueued');
+      await users.createUser(project, user);
+    } finally {
+      relay.wake();
     }
   };
-  const createUser: UserStore['createUser'] = async (project, user) => {
-    await users.createUser(project, user);
-    await emit(project, 'user.created', user);
-  };
   const deleteUser: UserStore['deleteUser'] = async (project, id) => {
-    const user = await users.getUser(project, id);
-    const deleted = await users.deleteUser(project, id);
-    if (deleted && user) await emit(project, 'user.deleted', user);
-    return deleted;
+    try {
+      return await users.deleteUser(project, id);
+    } finally {
+      relay.wake();
+    }
   };
   return new Proxy(users, {
     get(target, prop) {

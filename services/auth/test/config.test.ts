@@ -32,6 +32,7 @@ describe('auth configuration', () => {
       PLINTH_PUBLIC_URL: 'http://localhost:8080',
       PLINTH_OAUTH_ALLOW_HTTP: false,
       PLINTH_OAUTH_FETCH_TIMEOUT_MS: 5000,
+      PLINTH_MAIL_RECHECK_MS: 5000,
     });
   });
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { asProjectId, openSqlite, REVOCATION_RETENTION_SECONDS } from '@plinth/shared';
 import { EmbeddedSessionStore } from '../src/store/embedded-session-store';
 import { describeSessionStoreContract } from './session-store-contract';
@@ -30,6 +31,39 @@ describe('EmbeddedSessionStore specifics', () => {
     expect(await store.getActive(project, 'ses_old', now)).toMatchObject({ id: 'ses_old', aal: 1 });
     new EmbeddedSessionStore(db); // a second start changes nothing
     db.close();
+  });
+
+  it('two replicas starting together on a file from before aal: the second waits and adds nothing twice', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'auth-sess-'));
+    const file = path.join(dir, 'auth.db');
+    const old = openSqlite(file);
+    old.exec(`CREATE TABLE auth_sessions (
+      project TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, created_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL, current_hash TEXT NOT NULL, parent_hash TEXT, grace TEXT,
+      rotated_at INTEGER, revoked_at INTEGER, PRIMARY KEY (project, id));
+      CREATE INDEX auth_sessions_user ON auth_sessions (project, user_id);
+      CREATE INDEX auth_sessions_revoked ON auth_sessions (revoked_at);
+      CREATE TABLE auth_refresh_tokens (project TEXT NOT NULL, hash TEXT NOT NULL, sid TEXT NOT NULL, PRIMARY KEY (project, hash))`);
+    old.close();
+    // The other replica: has seen the column missing and is adding it, holding the write lock a while.
+    const other = new Worker(
+      `const { workerData, parentPort } = require('node:worker_threads');
+       const db = new (require('better-sqlite3'))(workerData);
+       db.exec('BEGIN IMMEDIATE');
+       db.exec('ALTER TABLE auth_sessions ADD COLUMN aal INTEGER NOT NULL DEFAULT 1');
+       parentPort.postMessage('adding');
+       setTimeout(() => { db.exec('COMMIT'); db.close(); }, 300);`,
+      { eval: true, workerData: file },
+    );
+    await new Promise((resolve) => other.once('message', resolve));
+    const db = openSqlite(file);
+    const store = new EmbeddedSessionStore(db); // throws "duplicate column name: aal" if it adds it again
+    const now = Date.now();
+    await store.create(project, { id: 'ses_new', user_id: 'usr_a', refresh_hash: 'h', now, expires_at: now + 60_000 });
+    expect(await store.getActive(project, 'ses_new', now)).toMatchObject({ id: 'ses_new', aal: 1 });
+    db.close();
+    await other.terminate();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('keeps sessions and revocations across a restart on the same file', async () => {

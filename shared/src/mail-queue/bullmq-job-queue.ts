@@ -22,6 +22,9 @@ export interface BullMqJobQueueOptions extends RetryPolicy {
   logger?: Logger;
 }
 
+/** Where a job stands in a BullMqJobQueue (BullMqJobQueue.jobState). */
+export type QueuedJobState = 'pending' | 'done' | 'missing';
+
 /** What a queue needs to know about its jobs. */
 export interface BullMqJobKind<J extends QueueJob> {
   /** The default BullMQ queue name. Renaming it strands queued jobs. */
@@ -72,6 +75,18 @@ export class BullMqJobQueue<J extends QueueJob> implements JobQueue<J> {
     this.assertOpen();
     // BullMQ's types want the data to match the name's type; all our jobs share one type.
     await this.queue.add(this.kind.jobName(job) as never, job as never, { jobId: job.id });
+  }
+
+  /**
+   * Whether the queue still holds job `id`: `pending` (waiting, delayed or being delivered),
+   * `done` (delivered, or a dead letter) or `missing` (never added, removed after its retention,
+   * or lost with a Redis that restarted empty). Throws while Redis is unreachable.
+   */
+  async jobState(id: string): Promise<QueuedJobState> {
+    this.assertOpen();
+    const state = await this.queue.getJobState(id);
+    if (state === 'unknown') return 'missing';
+    return state === 'completed' || state === 'failed' ? 'done' : 'pending';
   }
 
   start(handler: JobHandler<J>): void {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../errors';
+import { migrateSqlite } from '../data-version/sqlite-data-version';
 import { openSqlite, type SqliteDatabase } from '../sqlite';
 import { CleanupSchedule, deleteInSteps } from '../sqlite-cleanup';
 import type { ProjectId } from '../types';
@@ -77,6 +78,8 @@ function errorMessage(err: unknown): string {
 export interface EmbeddedJobKind<J extends QueueJob> {
   /** The table of this queue (e.g. `mail_outbox`). Renaming it strands queued jobs. */
   table: string;
+  /** Its data version's component (`mail-queue`, `webhook-queue`): the table's migrations, if it ever has any, are this queue's. */
+  component: string;
   /** What the jobs are, in log lines (`mail`, `webhook`). */
   label: string;
   /** Throws a TypeError naming the bad field unless `job` is well-formed. */
@@ -132,7 +135,7 @@ export class EmbeddedJobQueue<J extends QueueJob> implements JobQueue<J> {
     this.retentionMs = opts.retentionMs ?? 7 * 24 * 3600 * 1000;
     this.logger = opts.logger;
     this.db = openSqlite(opts.file);
-    this.db.exec(schema(kind.table));
+    migrateSqlite(this.db, { component: kind.component, where: this.db.name, baseline: (db) => db.exec(schema(kind.table)), migrations: [] });
     const t = kind.table;
     this.stmt = {
       insert: this.db.prepare(

@@ -6,6 +6,6 @@ export type EmbeddedMailQueueOptions = EmbeddedJobQueueOptions;
 /** The standalone mail queue: the embedded outbox of MailJobs, in the `mail_outbox` table. */
 export class EmbeddedMailQueue extends EmbeddedJobQueue<MailJob> {
   constructor(opts: EmbeddedMailQueueOptions) {
-    super(opts, { table: 'mail_outbox', label: 'mail', validate: assertMailJob });
+    super(opts, { table: 'mail_outbox', component: 'mail-queue', label: 'mail', validate: assertMailJob });
   }
 }

@@ -1,6 +1,6 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import { newSecret } from '@plinth/shared';
+import { newSecret, SecretSealer } from '@plinth/shared';
 import { sha256 } from './secrets';
 
 /**
@@ -57,36 +57,24 @@ export function challengeHash(challenge: string): string {
 }
 
 /**
- * Encrypts TOTP secrets at rest (AES-256-GCM, bound to the project and user): the database alone
- * does not give anyone a user's second factor. The key comes from PLINTH_MFA_KEY, or from
- * PLINTH_INTERNAL_SECRET when that is unset (docs/auth.md "Configuration").
+ * Encrypts TOTP secrets at rest (AES-256-GCM, bound to the project and user; SecretSealer): the
+ * database alone does not give anyone a user's second factor. The key comes from PLINTH_MFA_KEY,
+ * or from PLINTH_INTERNAL_SECRET when that is unset (docs/auth.md "Configuration").
  */
 export class FactorSecrets {
-  private readonly key: Buffer;
+  private readonly sealer: SecretSealer;
 
   constructor(keyMaterial: string) {
-    this.key = Buffer.from(hkdfSync('sha256', keyMaterial, 'plinth-auth', 'totp-secret-encryption', 32));
+    this.sealer = new SecretSealer(keyMaterial, 'plinth-auth', 'totp-secret-encryption');
   }
 
   seal(project: string, userId: string, secret: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    cipher.setAAD(this.aad(project, userId));
-    const ct = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), ct]).toString('base64url');
+    return this.sealer.seal(this.aad(project, userId), secret);
   }
 
   /** The secret, or null when the blob was not sealed for this user with this key. */
   open(project: string, userId: string, blob: string): string | null {
-    try {
-      const raw = Buffer.from(blob, 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
-      decipher.setAAD(this.aad(project, userId));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-    } catch {
-      return null;
-    }
+    return this.sealer.open(this.aad(project, userId), blob);
   }
 
   private aad(project: string, userId: string): Buffer {

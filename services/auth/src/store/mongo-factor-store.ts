@@ -1,12 +1,12 @@
 import type { ClientSession, Collection, Db } from 'mongodb';
-import { ensureMongoIndex, type ProjectId } from '@plinth/shared';
+import { ensureMongoIndex, MONGO_MAJORITY, type ProjectId } from '@plinth/shared';
 import type { FactorStore, MfaChallengeRecord, TotpFactor } from './factor-store';
 
 type FactorDoc = TotpFactor & { _id: string; project: string };
 /** Expiry is a Date, so the TTL index removes expired challenges. */
 type ChallengeDoc = Omit<MfaChallengeRecord, 'expires_at'> & { _id: string; project: string; expires_at: Date; attempts: number };
 
-const WRITE = { writeConcern: { w: 'majority' as const, wtimeoutMS: 10_000 } };
+const WRITE = { writeConcern: MONGO_MAJORITY };
 
 function isDuplicateKey(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;

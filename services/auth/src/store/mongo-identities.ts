@@ -1,10 +1,10 @@
 import type { ClientSession, Collection, Db } from 'mongodb';
-import { ensureMongoIndex, loadMongodb, type ProjectId } from '@plinth/shared';
+import { ensureMongoIndex, MONGO_MAJORITY, loadMongodb, type ProjectId } from '@plinth/shared';
 import { identityTakenError, type IdentityRecord } from './user-store';
 
 type IdentityDoc = IdentityRecord & { _id: string; project: string };
 
-const WRITE = { writeConcern: { w: 'majority' as const, wtimeoutMS: 10_000 } };
+const WRITE = { writeConcern: MONGO_MAJORITY };
 
 function toIdentity(d: IdentityDoc): IdentityRecord {
   const { _id, project: _project, ...identity } = d;

@@ -1,10 +1,10 @@
 import type { Collection, Db } from 'mongodb';
-import { ensureMongoIndex, type ProjectId } from '@plinth/shared';
+import { ensureMongoIndex, MONGO_MAJORITY, type ProjectId } from '@plinth/shared';
 import type { RevocationLog, RevokedSession } from './revocation-log';
 
 type RevokedDoc = { _id: string; project: string; sid: string; at: number };
 
-const WRITE = { writeConcern: { w: 'majority' as const, wtimeoutMS: 10_000 } };
+const WRITE = { writeConcern: MONGO_MAJORITY };
 
 /** RevocationLog in the UserStore's MongoDB (`auth_revocations`), majority writes. */
 export class MongoRevocationLog implements RevocationLog {

@@ -1,5 +1,5 @@
 import type { ClientSession, Collection, Db, MongoServerError, TransactionOptions } from 'mongodb';
-import { ensureMongoIndex, loadMongodb, migrateMongo, transactionOptions, UnavailableError, type ProjectId } from '@plinth/shared';
+import { ensureMongoIndex, MONGO_MAJORITY, loadMongodb, migrateMongo, transactionOptions, UnavailableError, type ProjectId } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 import { MongoIdentities } from './mongo-identities';
 import type {
@@ -16,6 +16,9 @@ import type {
 import { emailTakenError, foldCase, mailSlotKey, ONE_TIME_TOKEN_KINDS } from './user-store';
 import { AUTH_MONGO_MIGRATIONS } from './auth-migrations';
 import { MongoFactorStore } from './mongo-factor-store';
+import { MongoUserEvents } from './mongo-user-events';
+import { MongoMailOutbox } from './mongo-mail-outbox';
+import { userEvent } from './user-event-outbox';
 
 /** `name_folded`: foldCase(display_name), what a search matches (regex case folding differs from SQLite's). */
 type UserDoc = UserRecord & { _id: string; project: string; name_folded?: string | null };
@@ -26,7 +29,7 @@ type KeyDoc = SigningKeyRecord & { _id: string; project: string };
 type SettingsDoc = AuthSettings & { _id: string };
 type MailSlotDoc = { _id?: string; project: string; key: string; sent_at: number };
 
-const WRITE = { writeConcern: { w: 'majority' as const, wtimeoutMS: 10_000 } };
+const WRITE = { writeConcern: MONGO_MAJORITY };
 const EMAIL_INDEX = 'project_email';
 
 export interface MongoUserStoreOptions {
@@ -76,6 +79,8 @@ export class MongoUserStore implements UserStore {
   private readonly settings: Collection<SettingsDoc>;
   private readonly mailSlots: Collection<MailSlotDoc>;
   private readonly identities: MongoIdentities;
+  readonly events: MongoUserEvents;
+  readonly mails: MongoMailOutbox;
   private readonly transactionOptions: TransactionOptions;
   private readonly searchTimeMs: number;
 
@@ -94,6 +99,8 @@ export class MongoUserStore implements UserStore {
     this.settings = db.collection<SettingsDoc>('auth_settings', WRITE);
     this.mailSlots = db.collection<MailSlotDoc>('auth_mail_slots', WRITE);
     this.identities = new MongoIdentities(db);
+    this.events = new MongoUserEvents(db);
+    this.mails = new MongoMailOutbox(db);
   }
 
   /** Creates the indexes the guarantees rely on (unique e-mail per project, one OTP per e-mail). */
@@ -114,6 +121,8 @@ export class MongoUserStore implements UserStore {
     await ensureMongoIndex(store.keys, { project: 1, created_at: -1 }, { name: 'project_created' });
     await ensureMongoIndex(store.mailSlots, { project: 1, key: 1 }, { name: 'project_key', unique: true });
     await store.identities.ensureIndexes();
+    await store.events.ensureIndexes();
+    await store.mails.ensureIndexes();
     return store;
   }
 
@@ -128,7 +137,12 @@ export class MongoUserStore implements UserStore {
 
   async createUser(project: ProjectId, user: UserRecord): Promise<void> {
     try {
-      await this.users.insertOne(userDoc(project, user));
+      // The user and its event commit together (docs/webhooks.md "User events").
+      await this.transaction(async (session) => {
+        await this.users.insertOne(userDoc(project, user), { session });
+        const now = Date.now();
+        await this.events.append(userEvent(project, 'user.created', user, now), now, session);
+      });
     } catch (err) {
       emailTaken(err);
     }
@@ -159,12 +173,15 @@ export class MongoUserStore implements UserStore {
   async deleteUser(project: ProjectId, id: string): Promise<boolean> {
     const slots = ONE_TIME_TOKEN_KINDS.map((kind) => mailSlotKey(kind, id));
     return this.transaction(async (session) => {
-      const r = await this.users.deleteOne({ _id: `${project}/${id}` }, { session });
+      const gone = await this.users.findOneAndDelete({ _id: `${project}/${id}` }, { session });
       await this.tokens.deleteMany({ project, user_id: id }, { session });
       await this.identities.deleteOfUser(project, id, session);
       await this.mailSlots.deleteMany({ project, key: { $in: slots } }, { session });
       await this.factors.deleteOfUser(project, id, session);
-      return r.deletedCount > 0;
+      if (!gone) return false;
+      const now = Date.now();
+      await this.events.append(userEvent(project, 'user.deleted', toUser(gone), now), now, session);
+      return true;
     });
   }
 
@@ -307,6 +324,8 @@ export class MongoUserStore implements UserStore {
     await this.keys.deleteMany({ project });
     await this.mailSlots.deleteMany({ project });
     await this.factors.purgeProject(project);
+    await this.events.collection.deleteMany({ project });
+    await this.mails.collection.deleteMany({ project });
     await this.settings.deleteOne({ _id: project });
   }
 

@@ -15,6 +15,9 @@ import type {
 } from './user-store';
 import { emailTakenError, foldCase, mailSlotKey, ONE_TIME_TOKEN_KINDS } from './user-store';
 import { deleteFactorsOfUser, FACTOR_TABLES, SqliteFactorStore } from './sqlite-factor-store';
+import { SqliteUserEvents } from './sqlite-user-events';
+import { SqliteMailOutbox } from './sqlite-mail-outbox';
+import { userEvent } from './user-event-outbox';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS auth_users (
@@ -101,6 +104,8 @@ function emailTaken(err: unknown): never {
 /** UserStore on SQLite (standalone mode). All methods are synchronous underneath, hence atomic. */
 export class SqliteUserStore implements UserStore {
   readonly factors: SqliteFactorStore;
+  readonly events: SqliteUserEvents;
+  readonly mails: SqliteMailOutbox;
   private readonly identities: SqliteIdentities;
 
   constructor(private readonly db: SqliteDatabase) {
@@ -108,18 +113,25 @@ export class SqliteUserStore implements UserStore {
     // After the version check: the factor and identity tables are made as they are (no migration has changed them yet).
     this.factors = new SqliteFactorStore(db);
     this.identities = new SqliteIdentities(db);
+    this.events = new SqliteUserEvents(db);
+    this.mails = new SqliteMailOutbox(db);
     // A search folds case as the MongoDB store does (foldCase); SQLite's lower() is ASCII-only.
     db.function('plinth_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? foldCase(s) : s));
   }
 
   async createUser(project: ProjectId, user: UserRecord): Promise<void> {
-    try {
+    const create = this.db.transaction(() => {
       this.db
         .prepare(
           `INSERT INTO auth_users (project, ${USER_COLUMNS}) VALUES (@project, @id, @email, @email_verified, @display_name,
            @photo_url, @status, @is_anonymous, @password_hash, @metadata, @claims, @last_sign_in_at, @created_at)`,
         )
         .run({ project, ...toRow(user) });
+      const now = Date.now();
+      this.events.append(userEvent(project, 'user.created', user, now), now);
+    });
+    try {
+      create.immediate();
     } catch (err) {
       emailTaken(err);
     }
@@ -170,7 +182,13 @@ export class SqliteUserStore implements UserStore {
       const slot = this.db.prepare('DELETE FROM auth_mail_slots WHERE project = ? AND key = ?');
       for (const kind of ONE_TIME_TOKEN_KINDS) slot.run(project, mailSlotKey(kind, id));
       deleteFactorsOfUser(this.db, project, id);
-      return this.db.prepare('DELETE FROM auth_users WHERE project = ? AND id = ?').run(project, id).changes > 0;
+      const row = this.db.prepare(`DELETE FROM auth_users WHERE project = ? AND id = ? RETURNING ${USER_COLUMNS}`).get(project, id) as
+        | UserRow
+        | undefined;
+      if (!row) return false;
+      const now = Date.now();
+      this.events.append(userEvent(project, 'user.deleted', fromRow(row), now), now);
+      return true;
     });
     return del.immediate();
   }
@@ -354,7 +372,7 @@ export class SqliteUserStore implements UserStore {
 
   async purgeProject(project: ProjectId): Promise<void> {
     this.db.transaction(() => {
-      for (const table of ['auth_users', 'auth_identities', 'auth_one_time_tokens', 'auth_otps', 'auth_mail_slots', 'auth_signing_keys', 'auth_settings', ...FACTOR_TABLES]) {
+      for (const table of ['auth_users', 'auth_identities', 'auth_one_time_tokens', 'auth_otps', 'auth_mail_slots', 'auth_signing_keys', 'auth_settings', 'auth_user_events', 'auth_mail_outbox', ...FACTOR_TABLES]) {
         this.db.prepare(`DELETE FROM ${table} WHERE project = ?`).run(project);
       }
     })();

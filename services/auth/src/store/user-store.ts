@@ -1,6 +1,8 @@
 import { ConflictError, type ProjectId, type User } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 import type { FactorStore } from './factor-store';
+import type { UserEventOutbox } from './user-event-outbox';
+import type { MailOutboxStore } from './mail-outbox-store';
 
 /**
  * A user as stored: the wire User (contract §2) with the bcrypt hash (null for a password-less
@@ -120,7 +122,14 @@ export interface SigningKeyRecord {
 export interface UserStore {
   /** The users' second factors and sign-in challenges (deleted with the user and the project). */
   readonly factors: FactorStore;
-  /** Inserts a user. Throws ConflictError when the e-mail (case-insensitive) is taken in the project. */
+  /**
+   * The user events' outbox: createUser and deleteUser append their `user.created` /
+   * `user.deleted` event in the same transaction as the user's write (bulk deletions append none).
+   */
+  readonly events: UserEventOutbox;
+  /** Auth's copy of the mail jobs it puts on a Redis queue, until the queue delivered them (deleted with the project). */
+  readonly mails: MailOutboxStore;
+  /** Inserts a user (and its `user.created` event). Throws ConflictError when the e-mail (case-insensitive) is taken in the project. */
   createUser(project: ProjectId, user: UserRecord): Promise<void>;
   /** Null when absent. */
   getUser(project: ProjectId, id: string): Promise<UserRecord | null>;
@@ -130,7 +139,8 @@ export interface UserStore {
   updateUser(project: ProjectId, id: string, patch: UserPatch): Promise<UserRecord | null>;
   /**
    * Deletes the user (freeing the e-mail), their one-time tokens, their linked identities, their
-   * mail-throttle slots (mailSlotKey) and their second factors and challenges, all or nothing. False when absent.
+   * mail-throttle slots (mailSlotKey) and their second factors and challenges, and appends its
+   * `user.deleted` event, all or nothing. False (and no event) when absent.
    */
   deleteUser(project: ProjectId, id: string): Promise<boolean>;
   /** A page ordered by created_at then id, with the total number of matches. */
@@ -198,7 +208,7 @@ export interface UserStore {
 
   /**
    * Deletes every user (with their password hashes), linked identity, one-time token, OTP code, mail-throttle
-   * slot, second factor, sign-in challenge, signing key and the settings of the project, when the project is deleted. Idempotent.
+   * slot, second factor, sign-in challenge, signing key, user event and the settings of the project, when the project is deleted. Idempotent.
    */
   purgeProject(project: ProjectId): Promise<void>;
 

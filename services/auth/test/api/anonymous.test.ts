@@ -4,7 +4,7 @@ import { itLeakedNoSecrets } from './no-secrets';
 const PASSWORD = 'anonymous upgrade password';
 const DAY = 86_400_000;
 
-/** Anonymous users (issue 32): sign-in without an address, the upgrade that keeps the uid, the flood limit, the idle removal. */
+/** Anonymous users: sign-in without an address, the upgrade that keeps the uid, the flood limit, the idle removal. */
 describe('Auth API: anonymous users', () => {
   const t = useAuthTestService({ PLINTH_RATE_LIMIT_IP: '4', PLINTH_ANONYMOUS_MAX_IDLE_DAYS: '30' });
   let p: string;

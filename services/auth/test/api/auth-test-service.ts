@@ -135,7 +135,7 @@ export class AuthTestService {
       webhookQueue,
     });
     closeWebhookQueue.set(service, () => webhookQueue.close());
-    const projectStore = new SqliteProjectStore(path.join(dir, 'gateway.db'));
+    const projectStore = new SqliteProjectStore(path.join(dir, 'gateway.db'), { internalSecret: SECRET });
     const gateway = createGatewayApp({
       store: projectStore,
       upstreams: { auth: inProcessUpstream(service.app), records: elsewhere, mailer: elsewhere },

@@ -6,7 +6,7 @@ const VICTIM_IP = '203.0.113.20';
 const PASSWORD = 'code limits password';
 
 /**
- * Limits that stop the attacker, not the victim (issue 27): wrong codes and requests count
+ * Limits that stop the attacker, not the victim: wrong codes and requests count
  * against the requesting address and the (address, e-mail) pair, never against the e-mail
  * alone. Default limits (30 per address, 10 per e-mail or pair per 5 minutes); the client
  * address is the X-Forwarded-For hop the composition trusts (PLINTH_TRUST_PROXY=1).

@@ -6,7 +6,7 @@ const ATTACKER_PASSWORD = 'attacker chose this';
 const OWNER_PASSWORD = 'the owner chose this';
 
 /**
- * Pre-hijacking through links (issue 27): whoever proves an address by a verification or
+ * Pre-hijacking through links: whoever proves an address by a verification or
  * e-mail-change link gets the account, and every claim made before ends — unless the
  * confirmation also proves the account (its password or a live session). Real standalone
  * composition; the links are read from the dev mailbox.

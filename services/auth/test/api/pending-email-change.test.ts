@@ -6,7 +6,7 @@ const OLD = 'owner@example.com';
 const NEW = 'elsewhere@example.com';
 
 /**
- * A pending e-mail change ends with what the notice tells the owner to do (issue 27): a password
+ * A pending e-mail change ends with what the notice tells the owner to do: a password
  * reset, a password change, sign-out-all, or the cancel link in the notice itself; and with the
  * session that asked for it. Real
  * standalone composition; links and codes come from the dev mailbox.

@@ -6,7 +6,7 @@ const PASSWORD = 'recent proof password';
 const pastTheWindow = () => new Promise((r) => setTimeout(r, 1_200));
 
 /**
- * Sensitive changes need recent proof (issue 27): a sign-in of the session within the
+ * Sensitive changes need recent proof: a sign-in of the session within the
  * project's `reauthentication_window`, or a password or code in the request itself.
  */
 describe('Auth API: sensitive changes need a recent sign-in', () => {
