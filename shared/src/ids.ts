@@ -19,10 +19,25 @@ function base32(bytes: Uint8Array): string {
   return out;
 }
 
+/** The millisecond of the last id made in this process, and its 80 random bits. */
+let lastMs = -1;
+const lastRandom = new Uint8Array(10);
+
+/** Adds one to `bytes`, read as one big-endian number. */
+function increment(bytes: Uint8Array): void {
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    bytes[i] = (bytes[i]! + 1) & 255;
+    if (bytes[i] !== 0) return;
+  }
+}
+
 /**
  * A time-ordered, URL-safe id: 48 bits of milliseconds then 80 random bits (ULID layout),
- * lower-case Crockford base32, behind `prefix` (`rec_`, `usr_`, …). Ids made later sort later
- * (within a millisecond, order is random).
+ * lower-case Crockford base32, behind `prefix` (`rec_`, `usr_`, …). Ids made later sort later,
+ * and within one millisecond the ids one process makes sort in the order it made them: the
+ * random bits of the first are drawn, each following one adds one to them (ULID's monotonic
+ * ids, like Firebase's push ids), so two events of one write path — a user created, then
+ * deleted — never swap places however fast they come.
  */
 export function newId(prefix: string, nowMs = Date.now()): string {
   const bytes = new Uint8Array(16);
@@ -31,7 +46,12 @@ export function newId(prefix: string, nowMs = Date.now()): string {
     bytes[i] = t % 256;
     t = Math.floor(t / 256);
   }
-  takeRandom(bytes, 6, 10);
+  if (nowMs === lastMs) increment(lastRandom);
+  else {
+    lastMs = nowMs;
+    takeRandom(lastRandom, 0, 10);
+  }
+  bytes.set(lastRandom, 6);
   return prefix + base32(bytes);
 }
 
