@@ -1,5 +1,5 @@
 /**
- * The resume flood (issue 25): 80 subscriptions with `resume_from: 0` against a project with
+ * The resume flood: 80 subscriptions with `resume_from: 0` against a project with
  * 100 MB of change history, on `npm start`'s entry with two workers. Catch-up is bounded work —
  * the index is counted first, pages are bounded, each catch-up and each connection and project
  * has a byte budget, and catch-ups take turns — so every worker keeps answering /healthz, none
@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteEventBus, asProjectId } from '@plinth/shared';
-import { freshRequest, startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/gateway/testing/standalone-process';
+import { freshRequest, startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/testing/standalone-process';
 import { RtClient } from './support/rt-client';
 
 const HISTORY_BYTES = 100 * 1024 * 1024;

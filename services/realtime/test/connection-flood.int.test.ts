@@ -1,5 +1,5 @@
 /**
- * Connection floods and message floods (issue 25), against `npm start`'s entry as its own
+ * Connection floods and message floods, against `npm start`'s entry as its own
  * process with small limits from the environment: one public key's connections from one address
  * are refused past their share (close 4029) while the secret key and a signed-in user elsewhere
  * still connect; the process refuses sockets past REALTIME_MAX_CONNECTIONS (close 1013) while
@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WebSocket } from 'ws';
-import { freshRequest, startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/gateway/testing/standalone-process';
+import { freshRequest, startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/testing/standalone-process';
 import { CLOSE } from '@plinth/realtime';
 import { RtClient, wsUrl } from './support/rt-client';
 

@@ -1,11 +1,11 @@
 /**
- * A subscription belongs to the identity that made it (issue 25): `auth` with a token, then
+ * A subscription belongs to the identity that made it: `auth` with a token, then
  * `subscribe`, then `auth: null` a few milliseconds later while the subscription still resolves —
  * a hundred times, deliberately racing. Whatever the interleaving, the subscription ends up
  * resolved under the connection's identity of now (anonymous: the public records only), never
  * with the user's predicate on an anonymous connection that revocation no longer reaches.
  */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { enableAuth, projectCall, type ProjectAccess, type SessionBody } from '../../../test/e2e/support/api';
 import { RtClient } from './support/rt-client';
 

@@ -1,11 +1,11 @@
 /**
- * Revoking a project key cuts the realtime sockets opened with it (issue 25): within a second
+ * Revoking a project key cuts the realtime sockets opened with it: within a second
  * the gateway closes them, so nothing committed a second after the revocation reaches them,
  * while sockets opened with the project's other key go on; connecting again with the revoked key
  * is refused (401). Both topologies (cluster: the gateway proxies the sockets to two realtime
  * replicas).
  */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { projectCall, type ProjectAccess } from '../../../test/e2e/support/api';
 import { RtClient, refusal, wsUrl } from './support/rt-client';
 

@@ -1,11 +1,11 @@
 /**
- * Resume replays history as it is now (issue 25): under the rules as they are now, with each
+ * Resume replays history as it is now: under the rules as they are now, with each
  * record as it is now — a record deleted since arrives as a `delete` without its data, a version
  * the subscriber may no longer read is not sent — and never `resumed: true` across a rule change
  * or a collection deleted and created again, nor past the catch-up's limit. Standalone, small
  * limits from the environment.
  */
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { projectCall, type ProjectAccess } from '../../../test/e2e/support/api';
 import { RtClient, type Msg } from './support/rt-client';
 
