@@ -221,3 +221,20 @@ describe('docker-compose.yml', () => {
     }
   });
 });
+
+describe('Dockerfile', () => {
+  const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const workspaces = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces;
+
+  it("copies every workspace's package.json before `npm ci`, which installs from the lock file of them all", () => {
+    const beforeInstall = dockerfile.slice(0, dockerfile.indexOf('RUN npm ci'));
+    expect(workspaces.filter((w) => !beforeInstall.includes(`COPY ${w}/package.json ${w}/`))).toEqual([]);
+  });
+
+  it('copies the sources of every workspace `npm run build` compiles before running it', () => {
+    const build = (JSON.parse(fs.readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8')) as { references: Array<{ path: string }> }).references.map((r) => path.dirname(path.normalize(r.path)));
+    const beforeBuild = dockerfile.slice(0, dockerfile.indexOf('RUN npm run build'));
+    const copied = [...beforeBuild.matchAll(/^COPY (\S+) \1$/gm)].map((m) => m[1]!);
+    expect(build.filter((dir) => !copied.some((c) => dir === c || dir.startsWith(`${c}/`)))).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * The three mail flows of issue 6, written once against a "mail reader" so the same steps run
+ * The three mail flows (verification, reset, sign-in code), written once against a "mail reader" so the same steps run
  * over real SMTP (cluster) and over the dev mailbox (standalone).
  */
 import { waitFor } from '@plinth/shared/testing/wait-for';

@@ -1,5 +1,5 @@
 /**
- * The self-service flows of issue 11, written once against a MailReader so the same steps run
+ * The self-service flows, written once against a MailReader so the same steps run
  * through the dev mailbox (standalone) and over real SMTP (cluster): change password, change
  * e-mail (link to the new address, notice to the old), profile, delete own account with a code.
  */
