@@ -27,3 +27,19 @@ export function requireSecretKey(res: Response): RequestContext {
   if (ctx.keyKind !== 'secret') throw new ForbiddenError('This operation needs the secret key.');
   return ctx;
 }
+
+/**
+ * Throws 403 unless the caller is an operator — the operator key or a named operator's session,
+ * which the gateway forwards as the secret key with the operator's id (`op_…`) or `bootstrap` as
+ * the key id; a project key's id is `key_…`. For what moves a whole project (file bytes, webhook
+ * signing secrets in the clear): a project's own secret key does not reach it. A mutation also
+ * needs the admin role at the gateway, so these routes are POST/PUT even when they read.
+ */
+export function requireOperator(res: Response): RequestContext {
+  const ctx = requestContext(res);
+  const id = ctx.keyId ?? '';
+  if (ctx.keyKind !== 'secret' || !(id === 'bootstrap' || id.startsWith('op_'))) {
+    throw new ForbiddenError('This operation needs an operator: the operator key, or an operator session of role admin or owner.');
+  }
+  return ctx;
+}

@@ -13,11 +13,13 @@ const CREATE_PATH = /^\/v1\/projects\/[^/]+\/collections\/[^/]+\/records\/?(\?.*
 const UPDATE_PATH = /^\/v1\/projects\/[^/]+\/collections\/[^/]+\/records\/[^/:]+\/?(\?.*)?$/;
 /** `PUT …/files/uploads/{id}/parts/{n}`: a part of a resumable upload (raw bytes, any type). */
 const PART_PATH = /^\/v1\/projects\/[^/]+\/files\/uploads\/[^/]+\/parts\/[^/]+\/?(\?.*)?$/;
+/** `PUT …/files/{c}/{id}/{name}`: a stored file's bytes brought in with its project (operators only, raw bytes). */
+const FILE_PATH = /^\/v1\/projects\/[^/]+\/files\/[^/]+\/[^/]+\/[^/?]+\/?(\?.*)?$/;
 const STREAM_DIGEST = /^stream-(\d{1,16})$/;
 
-/** Whether this request's body is a multipart record write or an upload part, streamed rather than read whole. */
+/** Whether this request's body is a multipart record write, an upload part or an imported file, streamed rather than read whole. */
 export function isStreamedBody(method: string | undefined, path: string, headers: IncomingHttpHeaders): boolean {
-  if (method === 'PUT' && PART_PATH.test(path)) return true;
+  if (method === 'PUT' && (PART_PATH.test(path) || FILE_PATH.test(path))) return true;
   if (!/^multipart\/form-data\s*;/i.test(headers['content-type'] ?? '')) return false;
   return (method === 'POST' && CREATE_PATH.test(path)) || (method === 'PATCH' && UPDATE_PATH.test(path));
 }

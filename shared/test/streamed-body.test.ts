@@ -104,3 +104,18 @@ describe('a streamed body signed for its length', () => {
     expect(JSON.parse(ok.body)).toEqual({ body: { a: 1 } });
   });
 });
+
+it('streams exactly the multipart record writes, the parts of a resumable upload and the bytes of an imported file', () => {
+  const multipart = { 'content-type': 'multipart/form-data; boundary=x' };
+  const raw = { 'content-type': 'application/octet-stream' };
+  const cases: Array<[string, string, Record<string, string>, boolean]> = [
+    ['POST', RECORDS, multipart, true],
+    ['POST', RECORDS, raw, false],
+    ['PUT', '/v1/projects/shop/files/uploads/upl_1/parts/3', raw, true],
+    ['PUT', '/v1/projects/shop/files/docs/rec_1/report_k3v9x2m4pq.pdf', raw, true],
+    ['GET', '/v1/projects/shop/files/docs/rec_1/report_k3v9x2m4pq.pdf', raw, false],
+    ['PUT', '/v1/projects/shop/files/docs/rec_1', raw, false],
+    ['PUT', '/v1/projects/shop/files/docs/rec_1/a/b', raw, false],
+  ];
+  expect(cases.map(([m, p, h]) => [m, p, isStreamedBody(m, p, h)])).toEqual(cases.map(([m, p, , want]) => [m, p, want]));
+});

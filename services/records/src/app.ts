@@ -21,6 +21,7 @@ import { createRecordsRateLimits, type RecordsRateLimitOptions } from './routes/
 import { clientId } from './routes/query-client';
 import { recordsRoutes, type AuthenticateUser } from './routes/records-routes';
 import type { RecordStore } from './store/record-store';
+import { fileImportRoute } from './files/file-import-route';
 import { RecordFileWrites } from './files/record-file-writes';
 import { fileKey, type FileStorage } from './files/storage/file-storage';
 import { Thumbnailer } from './files/thumbnails';
@@ -40,6 +41,8 @@ export interface RecordsFilesDeps {
 
 /** `POST /v1/projects/{p}/collections`: the one endpoint that takes a form body. */
 const COLLECTIONS_PATH = /^\/v1\/projects\/[^/]+\/collections\/?$/;
+/** The webhook API (its routes: webhooks/webhook-routes.ts). */
+const WEBHOOKS_PATH = '/v1/projects/:project/webhooks';
 
 export interface RecordsAppDeps {
   /** Cluster: nonces of accepted internal credentials, shared by every replica (Redis). */
@@ -96,10 +99,11 @@ export function createRecordsApp(deps: RecordsAppDeps): Express {
 export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
   const collections = new CollectionOperations(deps.store, deps.policy, deps.clock, deps.publish);
   const records = new RecordOperations(deps.store, deps.policy, collections, deps.clock, deps.limits ?? DEFAULT_LIMITS, deps.publish);
-  const importer = new RecordImport(deps.store, collections, deps.publish);
+  const importer = new RecordImport(deps.store, collections, deps.publish, deps.files?.storage);
   const batch = new BatchOperations(deps.store, deps.policy, collections, deps.clock, deps.limits ?? DEFAULT_LIMITS, deps.publish, deps.maxBatchOperations);
   const authenticateUser = deps.authenticateUser ?? (async () => null);
   const files = deps.files;
+  const rateLimits = deps.rateLimits && createRecordsRateLimits(deps.rateLimits);
   const fileWrites = files && new RecordFileWrites({ storage: files.storage, records, collections, store: deps.store, logger: deps.logger, onStored: (p) => files.sweeps?.touched(p) });
   const routes = recordsRoutes({
     collections,
@@ -108,7 +112,7 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
     batch,
     simulation: new RuleSimulation(collections, deps.policy, deps.clock, deps.store),
     authenticateUser,
-    rateLimits: deps.rateLimits && createRecordsRateLimits(deps.rateLimits),
+    rateLimits,
     files: files && fileWrites && {
       writes: fileWrites,
       thumbnails: files.thumbnails ?? new Thumbnailer(files.storage),
@@ -126,7 +130,12 @@ export function buildRecordsApp(deps: RecordsAppDeps): RecordsApp {
   };
   const all = Router();
   all.use(routes);
-  if (deps.webhooks) all.use(deps.webhooks.routes);
+  if (files) all.use(fileImportRoute({ storage: files.storage, store: deps.store, collections }));
+  if (deps.webhooks) {
+    // The webhook API is counted with the key's record calls (it takes only a secret key).
+    if (rateLimits) all.use(WEBHOOKS_PATH, rateLimits.admit);
+    all.use(deps.webhooks.routes);
+  }
   const app = createServiceApp({
     name: 'records',
     internalSecret: deps.internalSecret,

@@ -11,7 +11,7 @@ import { SqliteRecordStore } from '../src/store/sqlite/sqlite-record-store';
 
 const P = asProjectId('agg-budget');
 const C: Collection = { name: 'c', fields: { n: { type: 'number' }, m: { type: 'number' } }, rules: {}, revision: 1, created_at: '', updated_at: '' };
-const ROWS = 40_000;
+const ROWS = 20_000;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-agg-budget-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -28,11 +28,11 @@ describe.each([
     const writes: Array<Promise<unknown>> = [];
     for (let i = 0; i < ROWS; i++) writes.push(store.insertRecord(P, C, { id: `r${i}`, version: 1, created_at: at, updated_at: at, n: i, m: i / 2 }));
     await Promise.all(writes);
-  }, 60_000);
+  }, 120_000);
   afterAll(() => store.close());
 
   it('an aggregate past its budget rejects with query_timeout; the next one is answered', async () => {
-    // 40 000 rows, four JSON reads each: far more than 1 ms.
+    // 20 000 rows, four JSON reads each: far more than 1 ms.
     const heavy = store.aggregateRecords(P, C, { predicate: ['n', '>=', 0], sum: ['n', 'm'], avg: ['n', 'm'], timeoutMs: 1 });
     await expect(heavy).rejects.toMatchObject({ code: 'unavailable', details: { reason: 'query_timeout', timeout_ms: 1 } });
     expect(await store.aggregateRecords(P, C, { predicate: ['n', '<', 3], sum: ['n'], avg: [], timeoutMs: 10_000 })).toEqual({ count: 3, sum: { n: 3 }, avg: {} });

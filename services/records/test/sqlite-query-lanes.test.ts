@@ -54,7 +54,11 @@ it("refuses at once (503 overloaded, Retry-After) a query past its caller's shar
 it("answers another caller's cheap query while one caller's heavy queries run, before them", async () => {
   const finished: string[] = [];
   const heavy = [1, 2].map((i) => store.queryRecords(p, c, query(HEAVY, { client: { id: 'user:heavy' } })).then(() => finished.push(`heavy${i}`)));
-  await new Promise((r) => setTimeout(r, 100));
+  // A free reader starts a query in the same turn: both heavy ones are under way after a few
+  // milliseconds, and each takes far longer than that (a fixed 100 ms here let a fast machine
+  // finish the first one before the cheap query was even sent).
+  await new Promise((r) => setTimeout(r, 10));
+  expect(finished).toEqual([]);
   const cheap = await store.queryRecords(p, c, query(true, { limit: 2, client: { id: 'user:other' } }));
   finished.push('cheap');
   await Promise.all(heavy);

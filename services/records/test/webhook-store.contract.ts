@@ -12,6 +12,7 @@ const q = asProjectId('hooks-contract-other');
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-01T00:00:01.000Z';
 const T2 = '2026-01-01T00:00:02.000Z';
+const T3 = '2026-01-01T00:00:03.000Z';
 
 const hook = (id: string, project = p, at = T0): StoredWebhook => ({
   id,
@@ -25,6 +26,7 @@ const hook = (id: string, project = p, at = T0): StoredWebhook => ({
   consecutive_failures: 0,
   created_at: at,
   updated_at: at,
+  enabled_at: at,
 });
 
 export function describeWebhookStoreContract(name: string, open: () => Promise<{ store: WebhookStore; close: () => Promise<void> }>): void {
@@ -50,26 +52,29 @@ export function describeWebhookStoreContract(name: string, open: () => Promise<{
       expect((await store.get(p, 'wh_a'))!.url).toBe('https://example.com/wh_a');
     });
 
-    it('updates what is given; disabling says so, enabling clears the reason and the failure run', async () => {
+    it('updates what is given; disabling says so, enabling clears the reason and the failure run and moves enabled_at', async () => {
       await store.insert({ ...hook('wh_a'), collections: ['posts'] });
       const changed = await store.update(p, 'wh_a', { url: 'https://example.com/new', events: ['record.updated'] }, T1);
-      expect(changed).toMatchObject({ url: 'https://example.com/new', events: ['record.updated'], collections: ['posts'], enabled: true, updated_at: T1, created_at: T0 });
+      expect(changed).toMatchObject({ url: 'https://example.com/new', events: ['record.updated'], collections: ['posts'], enabled: true, updated_at: T1, created_at: T0, enabled_at: T0 });
       expect((await store.update(p, 'wh_a', { collections: null }, T1))!.collections).toBeNull();
-      expect(await store.update(p, 'wh_a', { enabled: false }, T1)).toMatchObject({ enabled: false, disabled_reason: 'disabled' });
+      expect(await store.update(p, 'wh_a', { enabled: false }, T1)).toMatchObject({ enabled: false, disabled_reason: 'disabled', enabled_at: T0 });
       expect(await store.countFailure(p, 'wh_a', 5, T1)).toBe(false);
       expect((await store.get(p, 'wh_a'))!.consecutive_failures).toBe(1);
-      expect(await store.update(p, 'wh_a', { enabled: true }, T2)).toMatchObject({ enabled: true, disabled_reason: null, consecutive_failures: 0, updated_at: T2 });
+      expect(await store.update(p, 'wh_a', { enabled: true }, T2)).toMatchObject({ enabled: true, disabled_reason: null, consecutive_failures: 0, updated_at: T2, enabled_at: T2 });
+      // Enabling one that is enabled already does not move it.
+      expect(await store.update(p, 'wh_a', { enabled: true }, T3)).toMatchObject({ updated_at: T3, enabled_at: T2 });
       expect(await store.update(p, 'wh_none', { enabled: true }, T2)).toBeNull();
     });
 
     it('a delivery is recorded once per id, listed newest first and by status', async () => {
       await store.insert(hook('wh_a'));
-      await store.addDelivery(p, { id: 'd_1', webhook: 'wh_a', event_id: 'evt_1', event_type: 'record.created' }, T0);
+      expect(await store.addDelivery(p, { id: 'd_1', webhook: 'wh_a', event_id: 'evt_1', event_type: 'record.created' }, T0)).toBe('pending');
       await store.addDelivery(p, { id: 'd_2', webhook: 'wh_a', event_id: 'evt_2', event_type: 'record.created' }, T1);
       await store.addDelivery(p, { id: 'd_3', webhook: 'wh_a', event_id: 'evt_3', event_type: 'record.deleted' }, T1);
       await store.recordAttempt(p, 'd_1', { status: 'dead', last_status: 500, last_error: 'receiver answered 500' }, T2);
-      // Again (a dispatcher redoing a batch): left as it is.
-      await store.addDelivery(p, { id: 'd_1', webhook: 'wh_a', event_id: 'evt_1', event_type: 'record.created' }, T2);
+      // Again (a dispatcher redoing a batch, an event fanned out again): left as it is, answering its status.
+      expect(await store.addDelivery(p, { id: 'd_1', webhook: 'wh_a', event_id: 'evt_1', event_type: 'record.created' }, T2)).toBe('dead');
+      expect(await store.addDelivery(p, { id: 'd_2', webhook: 'wh_a', event_id: 'evt_2', event_type: 'record.created' }, T2)).toBe('pending');
       expect((await store.listDeliveries(p, 'wh_a', { limit: 10 })).map((d) => d.id)).toEqual(['d_3', 'd_2', 'd_1']);
       expect(await store.listDeliveries(p, 'wh_a', { limit: 2 })).toHaveLength(2);
       expect(await store.getDelivery(p, 'd_1')).toEqual({
@@ -88,6 +93,28 @@ export function describeWebhookStoreContract(name: string, open: () => Promise<{
       expect(await store.getDelivery(q, 'd_1')).toBeNull();
       await store.setStatus(p, 'd_1', 'pending', T2);
       expect((await store.listDeliveries(p, 'wh_a', { status: 'pending', limit: 10 })).map((d) => d.id)).toEqual(['d_3', 'd_2', 'd_1']);
+    });
+
+    it('pending deliveries are listed with their event, every project, in pages, until delivered or dead', async () => {
+      await store.insert(hook('wh_a'));
+      const event = (id: string) => ({ id, type: 'record.created' as const, timestamp: T0, collection: 'notes', data: { project: 'x', record: { id } } });
+      await store.addDelivery(p, { id: 'd_1', webhook: 'wh_a', event_id: 'evt_1', event_type: 'record.created' }, T0, event('evt_1'));
+      await store.addDelivery(q, { id: 'd_2', webhook: 'wh_b', event_id: 'evt_2', event_type: 'record.created' }, T0, event('evt_2'));
+      await store.addDelivery(p, { id: 'd_3', webhook: 'wh_a', event_id: 'evt_3', event_type: 'record.created' }, T1, event('evt_3'));
+      await store.addDelivery(p, { id: 'd_4', webhook: 'wh_a', event_id: 'evt_4', event_type: 'record.created' }, T1, event('evt_4'));
+      // Stored before events were kept: nothing to enqueue it with.
+      await store.addDelivery(p, { id: 'd_old', webhook: 'wh_a', event_id: 'evt_old', event_type: 'record.created' }, T0);
+      await store.recordAttempt(p, 'd_4', { status: 'delivered', last_status: 200, last_error: null }, T2);
+      const first = await store.pendingDeliveries(2);
+      expect(first).toEqual([
+        { project: p, id: 'd_1', webhook: 'wh_a', event: event('evt_1'), updated_at: T0 },
+        { project: q, id: 'd_2', webhook: 'wh_b', event: event('evt_2'), updated_at: T0 },
+      ]);
+      expect(await store.pendingDeliveries(2, first[1])).toEqual([{ project: p, id: 'd_3', webhook: 'wh_a', event: event('evt_3'), updated_at: T1 }]);
+      expect(await store.getDelivery(p, 'd_1')).not.toHaveProperty('event');
+      expect(await store.deliveryEvent(p, 'd_4')).toEqual(event('evt_4'));
+      expect(await store.deliveryEvent(p, 'd_old')).toBeNull();
+      expect(await store.deliveryEvent(q, 'd_1')).toBeNull();
     });
 
     it('dead deliveries in a row disable the webhook once; a delivered one resets the run', async () => {

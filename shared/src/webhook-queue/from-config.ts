@@ -65,6 +65,6 @@ export function createWebhookQueueFromConfig(config: WebhookQueueConfig, opts: {
   }
   return new EmbeddedJobQueue<WebhookJob>(
     { ...common, file: path.join(config.PLINTH_DATA_DIR, 'webhooks.db'), pollMs: config.PLINTH_WEBHOOK_POLL_MS },
-    { table: 'webhook_outbox', label: 'webhook', validate: assertWebhookJob },
+    { table: 'webhook_outbox', component: 'webhook-queue', label: 'webhook', validate: assertWebhookJob },
   );
 }

@@ -97,7 +97,11 @@ export function parseFieldDefinition(field: string, v: unknown): FieldDefinition
 
 /** A `file` / `files` field: its own options only; never unique, indexed or searchable. */
 function fileFieldDefinition(field: string, v: { [k: string]: unknown }): FieldDefinition {
-  for (const key of Object.keys(v)) {
+  // A definition as the API answers it (`unique` and `indexed` false) is taken back as it is.
+  for (const key of ['unique', 'indexed'] as const) {
+    if (v[key] !== undefined && v[key] !== false) throw new InvalidRequestError(`Field "${field}" of type ${String(v.type)} cannot be unique or indexed.`, { field, key });
+  }
+  for (const key of Object.keys(v).filter((k) => k !== 'unique' && k !== 'indexed')) {
     if (!FILE_FIELD_OPTIONS.includes(key)) {
       throw new InvalidRequestError(`Field "${field}" has an unknown option "${key}"; a ${String(v.type)} field takes ${FILE_FIELD_OPTIONS.join(', ')}.`, { field, key });
     }

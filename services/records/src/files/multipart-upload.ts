@@ -4,9 +4,10 @@
  * stream: each file goes to storage as its bytes arrive (never buffered whole, never on a temp
  * disk of ours), sniffed from its first bytes and cut off at its field's `max_size`. On any
  * failure the files already stored by this request are deleted and reading stops: the caller
- * answers with `Connection: close` so the rest of the body is never read (closeAfterResponse).
+ * answers with `Connection: close` so the rest of the body is never read (closeAfterResponse in
+ * @plinth/shared).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { InvalidRequestError, PayloadTooLargeError, PlinthError, UnsupportedMediaTypeError } from '@plinth/shared';
@@ -41,7 +42,7 @@ export function isMultipart(req: IncomingMessage): boolean {
 }
 
 /** Reads the first `n` bytes (fewer at the end) and returns them with an iterator of the rest. */
-async function head(stream: Readable, n: number): Promise<{ first: Buffer; rest: AsyncIterable<Buffer> }> {
+export async function head(stream: Readable, n: number): Promise<{ first: Buffer; rest: AsyncIterable<Buffer> }> {
   const it = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const parts: Buffer[] = [];
   let got = 0;
@@ -66,7 +67,7 @@ async function head(stream: Readable, n: number): Promise<{ first: Buffer; rest:
   return { first, rest: rest() };
 }
 
-async function* concat(first: Buffer, rest: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+export async function* concat(first: Buffer, rest: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   if (first.length) yield first;
   yield* rest;
 }
@@ -168,13 +169,4 @@ export async function readMultipartUpload(req: IncomingMessage, storage: FileSto
     throw failure;
   }
   return result;
-}
-
-/**
- * After an upload was refused mid-body: answer with `Connection: close` and drop the
- * connection once the answer is out, so the rest of the body is never read.
- */
-export function closeAfterResponse(res: ServerResponse): void {
-  if (!res.headersSent) res.setHeader('Connection', 'close');
-  res.once('finish', () => res.socket?.destroy());
 }

@@ -7,7 +7,6 @@
  */
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import sharp from 'sharp';
 import { InvalidRequestError, OverloadedError } from '@plinth/shared';
 import type { ThumbSpec } from './file-field';
 import type { FileKey, FileStorage, StoredObject } from './storage/file-storage';
@@ -16,6 +15,9 @@ import type { FileKey, FileStorage, StoredObject } from './storage/file-storage'
 export const THUMBNAIL_SOURCES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']);
 export const DEFAULT_MAX_INPUT_PIXELS = 40_000_000;
 const MAX_THUMB_BYTES = 32 * 1024 * 1024;
+
+/** sharp (and its native library) loads with the first thumbnail, not with every server process. */
+const loadSharp = (): typeof import('sharp').default => require('sharp') as typeof import('sharp').default;
 
 export interface ThumbnailerOptions {
   concurrency?: number;
@@ -74,7 +76,7 @@ export class Thumbnailer {
     if (!THUMBNAIL_SOURCES.has(sourceType)) throw new InvalidRequestError('Thumbnails are made of PNG, JPEG, GIF, WebP and AVIF images only.');
     const input = await this.storage.get(source);
     if (!input) throw new InvalidRequestError('The file has no bytes to make a thumbnail of.');
-    let resizer = sharp({ limitInputPixels: this.maxInputPixels, failOn: 'error', sequentialRead: true, animated: false }).rotate();
+    let resizer = loadSharp()({ limitInputPixels: this.maxInputPixels, failOn: 'error', sequentialRead: true, animated: false }).rotate();
     const fit = spec.mode === 'fit' ? 'inside' : 'cover';
     const position = spec.mode === 'top' ? 'top' : spec.mode === 'bottom' ? 'bottom' : 'centre';
     resizer = resizer.resize({ width: spec.width || undefined, height: spec.height || undefined, fit, position, withoutEnlargement: true });

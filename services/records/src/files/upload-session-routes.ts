@@ -11,12 +11,11 @@
  * record's update rule decides at completion, as for a multipart update.
  */
 import { Router, type Request, type Response } from 'express';
-import { InvalidRequestError, sendJson, type JsonValue } from '@plinth/shared';
+import { closeAfterResponse, InvalidRequestError, sendJson, type JsonValue } from '@plinth/shared';
 import type { Caller } from '../operations/caller';
 import type { CollectionOperations } from '../operations/collection-operations';
 import type { RecordOperations } from '../operations/record-operations';
 import { FILES_PATH } from './file-routes';
-import { closeAfterResponse } from './multipart-upload';
 import { fileOptions, recordFileKey, resolveFileValues, type RecordFileWrites } from './record-file-writes';
 import { fileFieldNames, releasedFiles } from './record-files';
 import type { UploadSession, UploadSessions } from './upload-sessions';

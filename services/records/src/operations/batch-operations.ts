@@ -20,7 +20,6 @@ import {
   type RecordDoc,
 } from '@plinth/shared';
 import type { AccessPolicy } from '../domain/access-policy';
-import { fingerprint } from '../domain/canonical-json';
 import { DEFAULT_LIMITS, type RecordLimits } from '../domain/limits';
 import { mergeData, validateNewData } from '../domain/record-data';
 import { deniedByRules } from '../domain/rule-refusal';
@@ -35,9 +34,8 @@ import { recordFetcher, settleRules } from './lookup-session';
 import { noPublish, type PublishChange } from './publish-change';
 import { relationsByTarget } from './relation-deletes';
 import { checkRelationTargets } from './relation-writes';
-import { IDEMPOTENCY_TTL_MS } from './record-operations';
+import { checkIdempotencyKey, idempotencyClaim } from './idempotency-key';
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** Times a batch is checked again when a concurrent write moved one of its versions. */
 const BATCH_ATTEMPTS = 5;
 
@@ -67,9 +65,7 @@ export class BatchOperations {
 
   async run(caller: Caller, rawBody: unknown, idempotencyKey: string | undefined): Promise<BatchAnswer> {
     const ops = parseBatchRequest(rawBody, this.maxOperations);
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new InvalidRequestError('Idempotency-Key must be 1–255 printable ASCII characters.', { header: 'Idempotency-Key' });
-    }
+    checkIdempotencyKey(idempotencyKey);
     const collections = new Map<string, Collection>();
     for (const [i, op] of ops.entries()) {
       if (collections.has(op.collection)) continue;
@@ -89,13 +85,7 @@ export class BatchOperations {
     // One lookup memo and one limit for the whole batch.
     const asker: Caller = bypassesRules(caller) ? caller : { ...caller, lookups: new RuleLookups(recordFetcher(this.store, caller.project), MAX_LOOKUPS_PER_BATCH, 'batch') };
     const now = this.clock();
-    const claim = idempotencyKey === undefined ? undefined : {
-      key: idempotencyKey,
-      // The signed-in user is part of the request: another user's key never replays this answer.
-      fingerprint: fingerprint({ batch: ops as unknown as JsonValue, uid: caller.auth?.uid ?? null }),
-      now: now.toISOString(),
-      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
-    };
+    const claim = idempotencyKey === undefined ? undefined : idempotencyClaim(idempotencyKey, { batch: ops, uid: caller.auth?.uid ?? null }, now);
     for (let attempt = 0; attempt < BATCH_ATTEMPTS; attempt++) {
       let prepared: Prepared[];
       try {

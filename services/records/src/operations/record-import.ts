@@ -3,11 +3,15 @@
  * export wrote them — same id, version, created_at and updated_at — so export → delete the
  * collection → import gives back the same records. A record whose id is already stored is left
  * as it is and counted as `existing`, which makes a re-run of the same import create nothing.
- * User fields are validated as on create (unknown, wrong type, missing required → 400).
+ * User fields are validated as on create (unknown, wrong type, missing required → 400); file
+ * fields take the metadata an export wrote, when records has a file storage, and only for files
+ * not stored yet (files/imported-file-meta.ts): their bytes follow, checked against it.
  */
 import { ConflictError, ForbiddenError, InvalidRequestError, type RecordDoc } from '@plinth/shared';
 import { refuseUnknownKeys } from '../domain/collection-definition';
 import { validateNewData } from '../domain/record-data';
+import { acceptImportedFiles, refuseStoredFiles } from '../files/imported-file-meta';
+import type { FileStorage } from '../files/storage/file-storage';
 import { BatchWriteError } from '../store/batch-write';
 import type { RecordStore } from '../store/record-store';
 import { bypassesRules, type Caller } from './caller';
@@ -36,6 +40,8 @@ export class RecordImport {
     private readonly store: RecordStore,
     private readonly collections: CollectionOperations,
     private readonly publish: PublishChange = noPublish,
+    /** Where records' files are stored; without it a file field's value is refused, as on create. */
+    private readonly files?: FileStorage,
   ) {}
 
   async import(caller: Caller, name: string, rawBody: unknown): Promise<ImportResult> {
@@ -66,7 +72,7 @@ export class RecordImport {
         version: version as number,
         created_at: timestamp(created_at, 'created_at', index),
         updated_at: timestamp(updated_at, 'updated_at', index),
-        ...validateNewData(collection, data),
+        ...validateNewData(collection, this.files ? acceptImportedFiles(collection, data, index) : data),
       };
     });
     const result: ImportResult = { imported: 0, existing: 0 };
@@ -75,6 +81,7 @@ export class RecordImport {
       if (await this.store.getRecord(caller.project, collection, doc.id)) result.existing++;
       else fresh.push(doc);
     }
+    if (this.files) await refuseStoredFiles(this.files, caller.project, collection, fresh);
     // Realtime subscribers see an imported record as a create.
     const writes = fresh.map((doc) => ({ op: 'create' as const, collection, record: doc, event: { project: caller.project, collection: name, kind: 'create' as const, record: doc, committed_at: Date.now() } }));
     if (writes.length === 0) return result;

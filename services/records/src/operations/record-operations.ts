@@ -13,14 +13,13 @@ import {
   type RecordDoc,
 } from '@plinth/shared';
 import type { AccessContext, AccessPolicy } from '../domain/access-policy';
-import { fingerprint } from '../domain/canonical-json';
 import { refuseUnknownKeys } from '../domain/collection-definition';
 import { encodeCursor } from '../domain/cursor';
 import { parseListQuery, type ListQuery } from '../domain/list-query';
 import { parseAggregateQuery } from '../domain/aggregate-query';
 import { mergeData, validateNewData } from '../domain/record-data';
 import { splitRecord } from '../store/record-shape';
-import type { IdempotencyClaim, RecordStore, SortDirection } from '../store/record-store';
+import type { RecordStore, SortDirection } from '../store/record-store';
 import { matchesPredicate } from '../rules/matches-predicate';
 import { andP } from '../rules/predicate-algebra';
 import { resolveSubscription, type ResolvedSubscription } from '../rules/subscribe';
@@ -32,11 +31,9 @@ import { noPublish, type PublishChange } from './publish-change';
 import { RelationDeletes } from './relation-deletes';
 import { expandRecords, parseExpand, type ExpandDeps, type ExpandTree } from './relation-expand';
 import { checkRelationTargets } from './relation-writes';
+import { checkIdempotencyKey, idempotencyClaim } from './idempotency-key';
 import { settleRules, withRuleLookups } from './lookup-session';
 
-/** Idempotency keys are remembered this long (docs/records.md). */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** Unconditional writes retry their compare-and-set this many times under contention. */
 const WRITE_ATTEMPTS = 5;
 
@@ -305,19 +302,8 @@ export class RecordOperations {
       throw deniedByRules(caller, 'Security rules do not allow creating this record.');
     }
     await checkRelationTargets(this.related, caller, collection, record, Object.keys(data), now);
-    let claim: IdempotencyClaim | undefined;
-    if (idempotencyKey !== undefined) {
-      if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
-        throw new InvalidRequestError('Idempotency-Key must be 1–255 printable ASCII characters.', { header: 'Idempotency-Key' });
-      }
-      claim = {
-        key: idempotencyKey,
-        // The signed-in user is part of the request: another user's key never replays this record.
-        fingerprint: fingerprint({ collection: name, data, uid: caller.auth?.uid ?? null }),
-        now: stamp,
-        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
-      };
-    }
+    checkIdempotencyKey(idempotencyKey);
+    const claim = idempotencyKey === undefined ? undefined : idempotencyClaim(idempotencyKey, { collection: name, data, uid: caller.auth?.uid ?? null }, now);
     // The event goes into the write's own transaction when the store has an outbox (writesEvents).
     const event = { project: caller.project, collection: name, kind: 'create' as const, record, committed_at: Date.now() };
     const inserted = await this.store.insertRecord(caller.project, collection, record, claim, event);

@@ -3,7 +3,7 @@
  * paths; the gateway forwards them unchanged.
  */
 import { Router, type Request, type Response } from 'express';
-import { requestContext, sendJson } from '@plinth/shared';
+import { closeAfterResponse, requestContext, sendJson } from '@plinth/shared';
 import type { AuthInfo } from '../domain/access-policy';
 import { assertUserTokenHeader } from './user-token-header';
 import { queryClient } from './query-client';
@@ -15,7 +15,7 @@ import type { RecordOperations } from '../operations/record-operations';
 import type { RuleSimulation } from '../operations/rule-simulation';
 import type { RecordsRateLimits } from './rate-limits';
 import { FILES_PATH, fileRoutes, type FileRoutesDeps } from '../files/file-routes';
-import { closeAfterResponse, isMultipart } from '../files/multipart-upload';
+import { isMultipart } from '../files/multipart-upload';
 import type { RecordFileWrites } from '../files/record-file-writes';
 import type { Thumbnailer } from '../files/thumbnails';
 import { uploadSessionRoutes } from '../files/upload-session-routes';

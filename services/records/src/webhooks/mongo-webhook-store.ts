@@ -1,15 +1,17 @@
 import type { Collection, Db } from 'mongodb';
-import { MONGO_MAJORITY, type ProjectId } from '@plinth/shared';
-import type { DeliveryStatus, StoredWebhook, WebhookChanges, WebhookDelivery, WebhookStore } from './webhook-store';
+import { migrateMongo, MONGO_MAJORITY, type MongoMigration, type ProjectId, type WebhookEvent } from '@plinth/shared';
+import { WEBHOOKS_COMPONENT, type DeliveryStatus, type PendingDelivery, type StoredWebhook, type WebhookChanges, type WebhookDelivery, type WebhookStore } from './webhook-store';
 
 export const MONGO_WEBHOOKS = 'plinth_webhooks';
 export const MONGO_WEBHOOK_DELIVERIES = 'plinth_webhook_deliveries';
 export const MONGO_WEBHOOK_LEASES = 'plinth_webhook_leases';
 
-interface HookDocument extends Omit<StoredWebhook, 'project'> {
+interface HookDocument extends Omit<StoredWebhook, 'project' | 'enabled_at'> {
   /** `<project>/<id>`. */
   _id: string;
   project: string;
+  /** Absent on webhooks stored before it was kept: their `created_at` stands for it. */
+  enabled_at?: string;
 }
 
 interface DeliveryDocument extends WebhookDelivery {
@@ -18,6 +20,8 @@ interface DeliveryDocument extends WebhookDelivery {
   project: string;
   /** Insertion order among deliveries of the same `created_at` (newest first on ties). */
   order: number;
+  /** The event it carries (absent on deliveries stored before it was kept). */
+  event?: WebhookEvent;
 }
 
 interface LeaseDocument {
@@ -30,8 +34,11 @@ const key = (project: string, id: string): string => `${project}/${id}`;
 /** E11000 duplicate key. By its code, not its class: this module loads no driver code, so a standalone server never loads the driver. */
 const isDuplicate = (err: unknown): boolean => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
 
-const toHook = ({ _id, project, ...h }: HookDocument): StoredWebhook => ({ ...h, project: project as ProjectId });
-const toDelivery = ({ _id, project, order, ...d }: DeliveryDocument): WebhookDelivery => d;
+const toHook = ({ _id, project, enabled_at, ...h }: HookDocument): StoredWebhook => ({ ...h, project: project as ProjectId, enabled_at: enabled_at ?? h.created_at });
+const toDelivery = ({ _id, project, order, event, ...d }: DeliveryDocument): WebhookDelivery => d;
+
+/** Migrations of the webhook collections (data-version.ts): none yet; only ever appended to. */
+const MIGRATIONS: MongoMigration[] = [];
 
 /** Attempts at an update read-modify-write before giving up (another writer kept changing the webhook). */
 const UPDATE_ATTEMPTS = 10;
@@ -49,14 +56,16 @@ export class MongoWebhookStore implements WebhookStore {
   private readonly leases: Collection<LeaseDocument>;
   private lastOrder = 0;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.hooks = db.collection<HookDocument>(MONGO_WEBHOOKS, { writeConcern: MONGO_MAJORITY });
     this.deliveries = db.collection<DeliveryDocument>(MONGO_WEBHOOK_DELIVERIES, { writeConcern: MONGO_MAJORITY });
     this.leases = db.collection<LeaseDocument>(MONGO_WEBHOOK_LEASES, { writeConcern: MONGO_MAJORITY });
   }
 
-  /** Creates the indexes (idempotent). */
+  /** Brings the collections to this release's data version (the `webhooks` component), then creates the indexes (idempotent). */
   async init(): Promise<void> {
+    // Before the indexes: an older release must not rebuild the indexes of a newer one's data.
+    await migrateMongo(this.db, { component: WEBHOOKS_COMPONENT, where: `MongoDB database "${this.db.databaseName}"`, migrations: MIGRATIONS });
     await this.hooks.createIndex({ project: 1, created_at: 1, id: 1 }, { name: 'by_project' });
     await this.deliveries.createIndex({ project: 1, webhook: 1, created_at: -1, order: -1 }, { name: 'by_hook' });
     await this.deliveries.createIndex({ status: 1, updated_at: 1 }, { name: 'by_status' });
@@ -103,6 +112,7 @@ export class MongoWebhookStore implements WebhookStore {
         disabled_reason: enabled ? null : c.enabled === false ? 'disabled' : current.disabled_reason,
         consecutive_failures: reenabled ? 0 : current.consecutive_failures,
         updated_at: now,
+        enabled_at: reenabled ? now : current.enabled_at,
       };
       // Compare-and-set on what the change was computed from (a failure counted meanwhile retries).
       const after = await this.hooks.findOneAndUpdate(
@@ -121,7 +131,7 @@ export class MongoWebhookStore implements WebhookStore {
     return deletedCount > 0;
   }
 
-  async addDelivery(project: ProjectId, d: Pick<WebhookDelivery, 'id' | 'webhook' | 'event_id' | 'event_type'>, now: string): Promise<void> {
+  async addDelivery(project: ProjectId, d: Pick<WebhookDelivery, 'id' | 'webhook' | 'event_id' | 'event_type'>, now: string, event?: WebhookEvent): Promise<DeliveryStatus> {
     const doc: Omit<DeliveryDocument, '_id'> = {
       project,
       id: d.id,
@@ -135,18 +145,45 @@ export class MongoWebhookStore implements WebhookStore {
       created_at: now,
       updated_at: now,
       order: this.nextOrder(),
+      ...(event ? { event } : {}),
     };
     try {
-      await this.deliveries.updateOne({ _id: key(project, d.id) }, { $setOnInsert: doc }, { upsert: true });
+      const stored = await this.deliveries.findOneAndUpdate({ _id: key(project, d.id) }, { $setOnInsert: doc }, { upsert: true, returnDocument: 'after', projection: { status: 1 } });
+      return stored?.status ?? 'pending';
     } catch (err) {
       // Two upserts of the same delivery at once: the other one inserted it.
       if (!isDuplicate(err)) throw err;
+      return (await this.deliveries.findOne({ _id: key(project, d.id) }, { projection: { status: 1 } }))?.status ?? 'pending';
     }
   }
 
   async listDeliveries(project: ProjectId, webhook: string, opts: { status?: DeliveryStatus; limit: number }): Promise<WebhookDelivery[]> {
     const filter = opts.status ? { project, webhook, status: opts.status } : { project, webhook };
     return (await this.deliveries.find(filter).sort({ created_at: -1, order: -1 }).limit(opts.limit).toArray()).map(toDelivery);
+  }
+
+  async deliveryEvent(project: ProjectId, id: string): Promise<WebhookEvent | null> {
+    const doc = await this.deliveries.findOne({ _id: key(project, id) }, { projection: { event: 1 } });
+    return doc?.event ?? null;
+  }
+
+  async pendingDeliveries(limit: number, after?: PendingDelivery): Promise<PendingDelivery[]> {
+    // `after` is the last of the previous page.
+    const next = after
+      ? {
+          $or: [
+            { updated_at: { $gt: after.updated_at } },
+            { updated_at: after.updated_at, project: { $gt: after.project } },
+            { updated_at: after.updated_at, project: after.project, id: { $gt: after.id } },
+          ],
+        }
+      : {};
+    const docs = await this.deliveries
+      .find({ status: 'pending', event: { $exists: true }, ...next })
+      .sort({ updated_at: 1, project: 1, id: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map((d) => ({ project: d.project as ProjectId, id: d.id, webhook: d.webhook, event: d.event!, updated_at: d.updated_at }));
   }
 
   async getDelivery(project: ProjectId, id: string): Promise<WebhookDelivery | null> {

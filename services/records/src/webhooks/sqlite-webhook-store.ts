@@ -1,7 +1,8 @@
 import type { Statement } from 'better-sqlite3';
-import { type ProjectId, type SqliteDatabase, type WebhookEventType } from '@plinth/shared';
-import type { DeliveryStatus, StoredWebhook, WebhookChanges, WebhookDelivery, WebhookStore } from './webhook-store';
+import { migrateSqlite, type ProjectId, type SqliteDatabase, type SqliteMigration, type WebhookEvent, type WebhookEventType } from '@plinth/shared';
+import { WEBHOOKS_COMPONENT, type DeliveryStatus, type PendingDelivery, type StoredWebhook, type WebhookChanges, type WebhookDelivery, type WebhookStore } from './webhook-store';
 
+/** The tables as they were before the webhooks' data version 1 (its baseline). */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhooks (
   project TEXT NOT NULL,
@@ -52,6 +53,7 @@ interface HookRow {
   consecutive_failures: number;
   created_at: string;
   updated_at: string;
+  enabled_at: string | null;
 }
 
 const toHook = (r: HookRow): StoredWebhook => ({
@@ -66,18 +68,40 @@ const toHook = (r: HookRow): StoredWebhook => ({
   consecutive_failures: r.consecutive_failures,
   created_at: r.created_at,
   updated_at: r.updated_at,
+  enabled_at: r.enabled_at ?? r.created_at,
 });
+
+/** Migrations of webhooks.db (data-version.ts); only ever appended to. */
+const MIGRATIONS: SqliteMigration[] = [
+  {
+    version: 1,
+    name: 'deliveries keep their event (a job the queue lost is enqueued again from it)',
+    up(db: SqliteDatabase) {
+      const columns = db.prepare('PRAGMA table_info(webhook_deliveries)').all() as Array<{ name: string }>;
+      if (!columns.some((c) => c.name === 'event')) db.exec('ALTER TABLE webhook_deliveries ADD COLUMN event TEXT');
+    },
+  },
+  {
+    version: 2,
+    name: 'webhooks keep when they were last enabled (changes committed while disabled are not delivered)',
+    up(db: SqliteDatabase) {
+      db.exec('ALTER TABLE webhooks ADD COLUMN enabled_at TEXT');
+      db.exec('UPDATE webhooks SET enabled_at = created_at');
+    },
+  },
+];
 
 /**
  * WebhookStore in SQLite: `${PLINTH_DATA_DIR}/webhooks.db`, a file of its own so a storm of
- * failing deliveries never holds the write lock record writes wait for.
+ * failing deliveries never holds the write lock record writes wait for. Its data version is the
+ * `webhooks` component's, in the file's own `plinth_data_version` table.
  */
 export class SqliteWebhookStore implements WebhookStore {
   private readonly statements = new Map<string, Statement>();
 
-  /** `db`: a connection to webhooks.db (the caller owns it). */
+  /** `db`: a connection to webhooks.db (the caller owns it). Brings it to this release's data version. */
   constructor(private readonly db: SqliteDatabase) {
-    this.db.exec(SCHEMA);
+    migrateSqlite(db, { component: WEBHOOKS_COMPONENT, where: db.name, baseline: (d) => d.exec(SCHEMA), migrations: MIGRATIONS });
   }
 
   /** The statement of `sql`, prepared once. */
@@ -90,10 +114,10 @@ export class SqliteWebhookStore implements WebhookStore {
   async insert(h: StoredWebhook): Promise<void> {
     this
       .prepare(
-        `INSERT INTO webhooks (project, id, url, events, collections, secret, enabled, disabled_reason, consecutive_failures, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO webhooks (project, id, url, events, collections, secret, enabled, disabled_reason, consecutive_failures, created_at, updated_at, enabled_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(h.project, h.id, h.url, JSON.stringify(h.events), h.collections ? JSON.stringify(h.collections) : null, h.secret, h.enabled ? 1 : 0, h.disabled_reason, h.consecutive_failures, h.created_at, h.updated_at);
+      .run(h.project, h.id, h.url, JSON.stringify(h.events), h.collections ? JSON.stringify(h.collections) : null, h.secret, h.enabled ? 1 : 0, h.disabled_reason, h.consecutive_failures, h.created_at, h.updated_at, h.enabled_at);
   }
 
   async list(project: ProjectId): Promise<StoredWebhook[]> {
@@ -125,7 +149,7 @@ export class SqliteWebhookStore implements WebhookStore {
       const reenabled = c.enabled === true && !current.enabled;
       this
         .prepare(
-          `UPDATE webhooks SET url = ?, events = ?, collections = ?, enabled = ?, disabled_reason = ?, consecutive_failures = ?, updated_at = ?
+          `UPDATE webhooks SET url = ?, events = ?, collections = ?, enabled = ?, disabled_reason = ?, consecutive_failures = ?, updated_at = ?, enabled_at = ?
            WHERE project = ? AND id = ?`,
         )
         .run(
@@ -136,6 +160,7 @@ export class SqliteWebhookStore implements WebhookStore {
           enabled ? null : c.enabled === false ? 'disabled' : current.disabled_reason,
           reenabled ? 0 : current.consecutive_failures,
           now,
+          reenabled ? now : current.enabled_at,
           project,
           id,
         );
@@ -150,13 +175,36 @@ export class SqliteWebhookStore implements WebhookStore {
     })();
   }
 
-  async addDelivery(project: ProjectId, d: Pick<WebhookDelivery, 'id' | 'webhook' | 'event_id' | 'event_type'>, now: string): Promise<void> {
+  async addDelivery(project: ProjectId, d: Pick<WebhookDelivery, 'id' | 'webhook' | 'event_id' | 'event_type'>, now: string, event?: WebhookEvent): Promise<DeliveryStatus> {
     this
       .prepare(
-        `INSERT INTO webhook_deliveries (project, id, webhook, event_id, event_type, status, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (project, id) DO NOTHING`,
+        `INSERT INTO webhook_deliveries (project, id, webhook, event_id, event_type, status, created_at, updated_at, event)
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (project, id) DO NOTHING`,
       )
-      .run(project, d.id, d.webhook, d.event_id, d.event_type, now, now);
+      .run(project, d.id, d.webhook, d.event_id, d.event_type, now, now, event ? JSON.stringify(event) : null);
+    const row = this.prepare('SELECT status FROM webhook_deliveries WHERE project = ? AND id = ?').get(project, d.id) as { status: DeliveryStatus } | undefined;
+    return row?.status ?? 'pending';
+  }
+
+  async deliveryEvent(project: ProjectId, id: string): Promise<WebhookEvent | null> {
+    const row = this.prepare('SELECT event FROM webhook_deliveries WHERE project = ? AND id = ?').get(project, id) as { event: string | null } | undefined;
+    return row?.event ? (JSON.parse(row.event) as WebhookEvent) : null;
+  }
+
+  async pendingDeliveries(limit: number, after?: PendingDelivery): Promise<PendingDelivery[]> {
+    const rows = (
+      after
+        ? this.prepare(
+            `SELECT project, id, webhook, event, updated_at FROM webhook_deliveries
+             WHERE status = 'pending' AND (updated_at, project, id) > (?, ?, ?) AND event IS NOT NULL
+             ORDER BY updated_at, project, id LIMIT ?`,
+          ).all(after.updated_at, after.project, after.id, limit)
+        : this.prepare(
+            `SELECT project, id, webhook, event, updated_at FROM webhook_deliveries
+             WHERE status = 'pending' AND event IS NOT NULL ORDER BY updated_at, project, id LIMIT ?`,
+          ).all(limit)
+    ) as Array<{ project: string; id: string; webhook: string; event: string; updated_at: string }>;
+    return rows.map((r) => ({ project: r.project as ProjectId, id: r.id, webhook: r.webhook, event: JSON.parse(r.event) as WebhookEvent, updated_at: r.updated_at }));
   }
 
   async listDeliveries(project: ProjectId, webhook: string, opts: { status?: DeliveryStatus; limit: number }): Promise<WebhookDelivery[]> {

@@ -53,7 +53,8 @@ export class WebhookAdmin {
     private readonly policy: TargetPolicy,
   ) {}
 
-  private url(value: unknown): string {
+  /** A webhook's url, checked against the target policy; 400 otherwise. */
+  checkUrl(value: unknown): string {
     if (typeof value !== 'string' || value.length === 0 || value.length > MAX_URL_LENGTH) {
       throw new InvalidRequestError(`"url" must be a URL of at most ${MAX_URL_LENGTH} characters.`, { field: 'url' });
     }
@@ -62,14 +63,14 @@ export class WebhookAdmin {
     return value;
   }
 
-  private events(value: unknown): WebhookEventType[] {
+  checkEvents(value: unknown): WebhookEventType[] {
     if (!Array.isArray(value) || value.length === 0 || value.some((e) => typeof e !== 'string' || !WEBHOOK_EVENT_TYPES.includes(e as WebhookEventType))) {
       throw new InvalidRequestError(`"events" must be a non-empty list of: ${WEBHOOK_EVENT_TYPES.join(', ')}.`, { field: 'events' });
     }
     return [...new Set(value as WebhookEventType[])];
   }
 
-  private collections(value: unknown): string[] | null {
+  checkCollections(value: unknown): string[] | null {
     if (value === null || value === undefined) return null;
     if (!Array.isArray(value) || value.length === 0 || value.length > MAX_COLLECTIONS || value.some((c) => typeof c !== 'string' || !COLLECTION_NAME.test(c))) {
       throw new InvalidRequestError(`"collections" must be null or a list of 1 to ${MAX_COLLECTIONS} collection names.`, { field: 'collections' });
@@ -86,9 +87,9 @@ export class WebhookAdmin {
   async create(project: ProjectId, raw: unknown, now = new Date()): Promise<PublicWebhook & { secret: string }> {
     const body = asObject(raw);
     this.unknownFields(body, ['url', 'events', 'collections']);
-    const url = this.url(body.url);
-    const events = this.events(body.events);
-    const collections = this.collections(body.collections);
+    const url = this.checkUrl(body.url);
+    const events = this.checkEvents(body.events);
+    const collections = this.checkCollections(body.collections);
     if ((await this.store.count(project)) >= MAX_WEBHOOKS) throw new InvalidRequestError(`A project has at most ${MAX_WEBHOOKS} webhooks.`);
     const id = newId('wh_', now.getTime());
     const secret = newSigningSecret();
@@ -105,6 +106,7 @@ export class WebhookAdmin {
       consecutive_failures: 0,
       created_at: at,
       updated_at: at,
+      enabled_at: at,
     };
     await this.store.insert(hook);
     return { ...shown(hook), secret };
@@ -124,9 +126,9 @@ export class WebhookAdmin {
     const body = asObject(raw);
     this.unknownFields(body, ['url', 'events', 'collections', 'enabled']);
     const changes: WebhookChanges = {};
-    if (body.url !== undefined) changes.url = this.url(body.url);
-    if (body.events !== undefined) changes.events = this.events(body.events);
-    if ('collections' in body) changes.collections = this.collections(body.collections);
+    if (body.url !== undefined) changes.url = this.checkUrl(body.url);
+    if (body.events !== undefined) changes.events = this.checkEvents(body.events);
+    if ('collections' in body) changes.collections = this.checkCollections(body.collections);
     if (body.enabled !== undefined) {
       if (typeof body.enabled !== 'boolean') throw new InvalidRequestError('"enabled" must be true or false.', { field: 'enabled' });
       changes.enabled = body.enabled;
@@ -151,7 +153,10 @@ export class WebhookAdmin {
     return this.store.listDeliveries(project, id, { status: status as DeliveryStatus | undefined, limit });
   }
 
-  /** Sends a dead letter again, with a fresh run of attempts; the webhook must be enabled. */
+  /**
+   * Sends a dead letter again, with a fresh run of attempts; the webhook must be enabled. A dead
+   * letter the queue lost is enqueued again from the event its delivery row keeps.
+   */
   async replay(project: ProjectId, id: string, deliveryId: string): Promise<WebhookDelivery> {
     const hook = await this.get(project, id);
     const delivery = await this.store.getDelivery(project, deliveryId);
@@ -163,8 +168,13 @@ export class WebhookAdmin {
     try {
       await this.queue.retryFailed(project, deliveryId);
     } catch (err) {
-      await this.store.setStatus(project, deliveryId, 'dead', new Date().toISOString());
-      throw err;
+      // The queue no longer holds the failed job (a Redis restarted empty): a new one from the stored event.
+      const event = err instanceof NotFoundError ? await this.store.deliveryEvent(project, deliveryId) : null;
+      if (!event) {
+        await this.store.setStatus(project, deliveryId, 'dead', new Date().toISOString());
+        throw err;
+      }
+      await this.queue.enqueue({ id: deliveryId, project, kind: 'deliver', webhook: id, event });
     }
     return (await this.store.getDelivery(project, deliveryId))!;
   }

@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
-import { requireSecretKey, sendJson } from '@plinth/shared';
+import { requireOperator, requireSecretKey, sendJson } from '@plinth/shared';
 import type { WebhookAdmin } from './webhook-admin';
+import type { WebhookPortability } from './webhook-portability';
 
 const WEBHOOKS = '/v1/projects/:project/webhooks';
 const WEBHOOK = `${WEBHOOKS}/:id`;
@@ -8,9 +9,21 @@ const DELIVERIES = `${WEBHOOK}/deliveries`;
 
 const param = (req: Request, name: string): string => String(req.params[name]);
 
-/** The webhook API (docs/webhooks.md): every route needs the project's secret key. */
-export function webhookRoutes(admin: WebhookAdmin): Router {
+/**
+ * The webhook API (docs/webhooks.md): every route needs the project's secret key — but those that
+ * move a project's webhooks with their secrets (`…/webhooks/portability/export` and `/import`),
+ * which need an operator (POST, so the gateway asks for the admin role and audits them).
+ */
+export function webhookRoutes(admin: WebhookAdmin, portability: WebhookPortability): Router {
   const router = Router();
+  router.post(`${WEBHOOKS}/portability/export`, async (req, res) => {
+    const { project } = requireOperator(res);
+    sendJson(req, res, 200, { webhooks: await portability.export(project) });
+  });
+  router.post(`${WEBHOOKS}/portability/import`, async (req, res) => {
+    const { project } = requireOperator(res);
+    sendJson(req, res, 200, await portability.import(project, req.body));
+  });
   router.post(WEBHOOKS, async (req, res) => {
     const { project } = requireSecretKey(res);
     sendJson(req, res, 201, { webhook: await admin.create(project, req.body) });

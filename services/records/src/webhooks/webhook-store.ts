@@ -1,5 +1,11 @@
-import type { ProjectId, WebhookEventType } from '@plinth/shared';
+import type { ProjectId, WebhookEvent, WebhookEventType } from '@plinth/shared';
 import type { DeliveryStatus, WebhookDelivery } from '@plinth/protocol';
+
+/**
+ * The data version of the webhook store (webhooks, deliveries, the dispatch lease): a component
+ * of its own, in webhooks.db or beside the records in MongoDB (docs/operators.md "Upgrades and rollback").
+ */
+export const WEBHOOKS_COMPONENT = 'webhooks';
 
 /** A webhook as stored; `secret` is the sealed signing secret (webhook-secrets.ts). */
 export interface StoredWebhook {
@@ -17,10 +23,27 @@ export interface StoredWebhook {
   consecutive_failures: number;
   created_at: string;
   updated_at: string;
+  /**
+   * When it was created or last enabled (ISO): it takes the changes committed from then on, so a
+   * change committed while it was disabled is not delivered when the dispatcher reads it later.
+   */
+  enabled_at: string;
 }
 
 /** Delivery states and one event on its way to one webhook: the wire types. */
 export type { DeliveryStatus, WebhookDelivery } from '@plinth/protocol';
+
+/**
+ * A pending delivery with the event it carries: what re-enqueues its job when the queue lost it
+ * (a Redis restarted empty). Deliveries stored before the event was kept have none and are not listed.
+ */
+export interface PendingDelivery {
+  project: ProjectId;
+  id: string;
+  webhook: string;
+  event: WebhookEvent;
+  updated_at: string;
+}
 
 /** What changes on a webhook (PATCH). */
 export interface WebhookChanges {
@@ -46,12 +69,23 @@ export interface WebhookStore {
   count(project: ProjectId): Promise<number>;
   /** The webhook, or null when absent. */
   get(project: ProjectId, id: string): Promise<StoredWebhook | null>;
-  /** Applies the changes; enabling resets the failure run. Null when absent. */
+  /** Applies the changes; enabling resets the failure run and sets `enabled_at` to `now`. Null when absent. */
   update(project: ProjectId, id: string, changes: WebhookChanges, now: string): Promise<StoredWebhook | null>;
   /** Deletes the webhook and its deliveries; false when absent. */
   delete(project: ProjectId, id: string): Promise<boolean>;
-  /** Records a delivery as pending; an existing one (same id) is left as it is. */
-  addDelivery(project: ProjectId, d: Pick<WebhookDelivery, 'id' | 'webhook' | 'event_id' | 'event_type'>, now: string): Promise<void>;
+  /**
+   * Records a delivery as pending, with the event it carries; an existing one (same id) is left as
+   * it is. Answers the delivery's status after the call: `pending` for a new one, and an existing
+   * one's own (a delivered or dead one is not sent again when its event is fanned out again).
+   */
+  addDelivery(project: ProjectId, d: Pick<WebhookDelivery, 'id' | 'webhook' | 'event_id' | 'event_type'>, now: string, event?: WebhookEvent): Promise<DeliveryStatus>;
+  /**
+   * Pending deliveries that carry their event, every project, ordered by (updated_at, project,
+   * id), at most `limit`; with `after` (the last of the previous page) the ones that follow it.
+   */
+  pendingDeliveries(limit: number, after?: PendingDelivery): Promise<PendingDelivery[]>;
+  /** The event a delivery carries; null when absent or stored before events were kept. */
+  deliveryEvent(project: ProjectId, id: string): Promise<WebhookEvent | null>;
   /** The webhook's deliveries, newest first, optionally only those with `status`. */
   listDeliveries(project: ProjectId, webhook: string, opts: { status?: DeliveryStatus; limit: number }): Promise<WebhookDelivery[]>;
   /** The delivery, or null. */

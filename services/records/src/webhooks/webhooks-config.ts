@@ -15,6 +15,8 @@ export interface WebhooksConfig extends WebhookQueueConfig, MailQueueConfig {
   PLINTH_WEBHOOK_DISPATCH_MS: number;
   /** Deliveries in flight at once per process (default 8). */
   PLINTH_WEBHOOK_CONCURRENCY: number;
+  /** How often pending deliveries' jobs are enqueued again, in case the queue lost them (default 60 s). */
+  PLINTH_WEBHOOK_REQUEUE_MS: number;
   /** Told by mail (the mail queue) when a webhook is disabled for its failures; unset: no mail. */
   PLINTH_OPERATOR_EMAIL?: string;
 }
@@ -28,5 +30,6 @@ export const webhooksConfigKeys = {
   PLINTH_WEBHOOK_KEY: Joi.string().min(32),
   PLINTH_WEBHOOK_DISPATCH_MS: Joi.number().integer().min(5).max(60_000).default(1000),
   PLINTH_WEBHOOK_CONCURRENCY: Joi.number().integer().min(1).max(256).default(8),
+  PLINTH_WEBHOOK_REQUEUE_MS: Joi.number().integer().min(100).max(3_600_000).default(60_000),
   PLINTH_OPERATOR_EMAIL: Joi.string().email({ tlds: false }).max(320),
 };

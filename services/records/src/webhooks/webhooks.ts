@@ -9,6 +9,7 @@ import { WebhookAdmin } from './webhook-admin';
 import { webhookJobHandler } from './webhook-delivery';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import type { Resolver } from './webhook-http';
+import { WebhookPortability } from './webhook-portability';
 import { webhookRoutes } from './webhook-routes';
 import { WebhookSecrets } from './webhook-secrets';
 import { SqliteWebhookStore } from './sqlite-webhook-store';
@@ -104,6 +105,7 @@ export async function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_S
     queue,
     logger,
     pollMs: config.PLINTH_WEBHOOK_DISPATCH_MS,
+    requeueMs: config.PLINTH_WEBHOOK_REQUEUE_MS,
   });
   const consume = opts.consume ?? true;
   if (consume) {
@@ -123,7 +125,7 @@ export async function buildWebhooks(config: WebhooksConfig & { PLINTH_INTERNAL_S
     dispatcher.start();
   }
   return {
-    routes: webhookRoutes(admin),
+    routes: webhookRoutes(admin, new WebhookPortability(store, secrets, admin)),
     dispatcher,
     wake: () => dispatcher.wake(),
     purge: async (project) => {

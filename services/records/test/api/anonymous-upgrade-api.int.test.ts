@@ -1,10 +1,10 @@
 /**
- * Anonymous users and records (issue 32): an anonymous user's records stay its own after it
+ * Anonymous users and records: an anonymous user's records stay its own after it
  * upgrades to an address and a password, and rules tell anonymous tokens apart
  * (`auth.token.anonymous`) — through the real gateway, in both topologies.
  */
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 const PASSWORD = 'anonymous upgrade over http';
 const NOTES = {

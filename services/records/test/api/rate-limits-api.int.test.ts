@@ -8,7 +8,7 @@
  * client's address.
  */
 import request from 'supertest';
-import { startTestPlinth, type TestPlinth, type TestProject } from '@plinth/gateway/testing/harness';
+import { startTestPlinth, type TestPlinth, type TestProject } from '@plinth/testing/harness';
 
 const PER_PUBLIC_KEY = 12;
 const PER_ANONYMOUS = 6;
@@ -154,5 +154,17 @@ describe('signed-in users and secret keys', () => {
     expect(answers).toEqual([...fill(PER_SECRET_KEY, 200), 429]);
     expect((await get(p, '/collections', { key: second.body.key.value as string })).status).toBe(200);
     expect((await get(other, '/collections', { key: other.secretKey })).status).toBe(200);
+  });
+
+  it('the webhook API counts against the secret key like every other call: a flood of webhook calls ends in 429 and leaves no room for more', async () => {
+    const p = await freshProject();
+    const answers = await statuses(PER_SECRET_KEY + 2, (i) =>
+      i % 2 === 0 ? get(p, '/webhooks', { key: p.secretKey }) : get(p, '/webhooks/wh_missing/deliveries', { key: p.secretKey }),
+    );
+    expect(answers.slice(PER_SECRET_KEY)).toEqual([429, 429]);
+    expect(answers.slice(0, PER_SECRET_KEY).every((s) => s === 200 || s === 404)).toBe(true);
+    const refused = await get(p, '/collections', { key: p.secretKey });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toBe('rate_limited');
   });
 });

@@ -29,9 +29,9 @@ async function setup() {
   await initMongoOutbox(db);
   const store = new MongoWebhookStore(db);
   await store.init();
-  const queue = new EmbeddedJobQueue<WebhookJob>({ file: path.join(dir, 'queue.db'), attempts: 3, backoffMs: 10 }, { table: 'webhook_outbox', label: 'webhook', validate: assertWebhookJob });
+  const queue = new EmbeddedJobQueue<WebhookJob>({ file: path.join(dir, 'queue.db'), attempts: 3, backoffMs: 10 }, { table: 'webhook_outbox', component: 'webhook-queue', label: 'webhook', validate: assertWebhookJob });
   const at = new Date().toISOString();
-  await store.insert({ id: 'wh_a', project, url: 'http://127.0.0.2/', events: ['record.created'], collections: null, secret: 's', enabled: true, disabled_reason: null, consecutive_failures: 0, created_at: at, updated_at: at });
+  await store.insert({ id: 'wh_a', project, url: 'http://127.0.0.2/', events: ['record.created'], collections: null, secret: 's', enabled: true, disabled_reason: null, consecutive_failures: 0, created_at: at, updated_at: at, enabled_at: at });
   let n = 0;
   /** `count` writes, each committing its change event in its transaction. */
   const write = async (count: number) => {

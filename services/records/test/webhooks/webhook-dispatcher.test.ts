@@ -34,9 +34,9 @@ async function setup() {
   const db = openSqlite(path.join(dir, 'records.db'));
   migrateEventLog(db);
   const store = new SqliteWebhookStore(db);
-  const queue = new EmbeddedJobQueue<WebhookJob>({ file: path.join(dir, 'webhooks.db'), attempts: 3, backoffMs: 10 }, { table: 'webhook_outbox', label: 'webhook', validate: assertWebhookJob });
+  const queue = new EmbeddedJobQueue<WebhookJob>({ file: path.join(dir, 'webhooks.db'), attempts: 3, backoffMs: 10 }, { table: 'webhook_outbox', component: 'webhook-queue', label: 'webhook', validate: assertWebhookJob });
   const at = new Date().toISOString();
-  await store.insert({ id: 'wh_a', project, url: 'http://127.0.0.2/', events: ['record.created'], collections: null, secret: 's', enabled: true, disabled_reason: null, consecutive_failures: 0, created_at: at, updated_at: at });
+  await store.insert({ id: 'wh_a', project, url: 'http://127.0.0.2/', events: ['record.created'], collections: null, secret: 's', enabled: true, disabled_reason: null, consecutive_failures: 0, created_at: at, updated_at: at, enabled_at: at });
   const write = (n: number) => {
     db.transaction(() => {
       for (let i = 0; i < n; i++) {
@@ -97,10 +97,52 @@ it('with no webhook anywhere a pass reads no change and moves the cursor to the 
   expect(reads).toBe(0);
   // Back to a webhook: only what is committed after it has a receiver.
   const at = new Date().toISOString();
-  await s.store.insert({ id: 'wh_b', project, url: 'http://127.0.0.2/', events: ['record.created'], collections: null, secret: 's', enabled: true, disabled_reason: null, consecutive_failures: 0, created_at: at, updated_at: at });
+  await s.store.insert({ id: 'wh_b', project, url: 'http://127.0.0.2/', events: ['record.created'], collections: null, secret: 's', enabled: true, disabled_reason: null, consecutive_failures: 0, created_at: at, updated_at: at, enabled_at: at });
   s.write(3);
   expect(await d.dispatchOnce()).toBe(3);
   expect(reads).toBeGreaterThan(0);
   expect(await s.store.listDeliveries(project, 'wh_b', { limit: 200 })).toHaveLength(3);
+  await s.close();
+});
+
+it('a wake after every write coalesces: 300 writes, each followed by a wake, take a handful of passes and are all enqueued once', async () => {
+  const s = await setup();
+  const real = sqliteChangeSource(s.db, 'webhooks');
+  let commits = 0;
+  const counting: ChangeEventSource = { ...real, commit: async (position) => { commits++; return real.commit(position); } };
+  const d = new WebhookDispatcher({ source: counting, store: s.store, queue: s.queue, logger, pollMs: 10_000, wakeGapMs: 50, batchSize: 500 });
+  d.start();
+  const started = Date.now();
+  for (let i = 0; i < 300; i++) {
+    s.write(1);
+    d.wake();
+    if (i % 10 === 9) await new Promise((r) => setTimeout(r, 1));
+  }
+  const deadline = Date.now() + 5_000;
+  while ((await s.queue.counts()).waiting < 300 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const elapsed = Date.now() - started;
+  await d.stop();
+  expect((await s.queue.counts()).waiting).toBe(300);
+  // At most one pass per 50 ms from the first write until all were enqueued, not one per wake;
+  // a pass commits after each batch it reads and once more at the end of what it found.
+  expect(commits).toBeLessThanOrEqual(2 * (Math.ceil(elapsed / 50) + 1));
+  await s.close();
+});
+
+it('a change committed while the webhook was disabled, or before it was made, is not delivered when read after it is enabled', async () => {
+  const s = await setup();
+  await s.store.update(project, 'wh_a', { enabled: false }, new Date().toISOString());
+  s.write(2); // while disabled; nothing has read them yet
+  await new Promise((r) => setTimeout(r, 5));
+  await s.store.update(project, 'wh_a', { enabled: true }, new Date().toISOString());
+  const at = new Date().toISOString();
+  await s.store.insert({ id: 'wh_b', project, url: 'http://127.0.0.2/', events: ['record.created'], collections: null, secret: 's', enabled: true, disabled_reason: null, consecutive_failures: 0, created_at: at, updated_at: at, enabled_at: at });
+  await new Promise((r) => setTimeout(r, 5));
+  const d = s.dispatcher();
+  expect(await d.dispatchOnce()).toBe(0);
+  s.write(1); // after both: each takes it
+  expect(await d.dispatchOnce()).toBe(2);
+  expect(await s.store.listDeliveries(project, 'wh_a', { limit: 10 })).toHaveLength(1);
+  expect(await s.store.listDeliveries(project, 'wh_b', { limit: 10 })).toHaveLength(1);
   await s.close();
 });

@@ -12,7 +12,7 @@ import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { asProjectId, createWebhookQueueFromConfig, loadConfig, type Collection, type RecordDoc, type WebhookQueue } from '@plinth/shared';
 import { createMingoDb } from '@plinth/shared/testing/mingo-db';
-import { startWebhookReceiver, type WebhookReceiver } from '@plinth/gateway/testing/webhook-receiver';
+import { startWebhookReceiver, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
 import { recordsConfigSchema } from '../../src/config';
 import { MongoRecordStore } from '../../src/store/mongo/mongo-record-store';
 import { MongoOutboxSource } from '../../src/store/mongo/mongo-outbox';
@@ -62,6 +62,7 @@ beforeAll(async () => {
     consecutive_failures: 0,
     created_at: at,
     updated_at: at,
+    enabled_at: at,
   });
 });
 afterAll(async () => {
