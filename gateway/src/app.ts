@@ -24,7 +24,7 @@ import { securityHeaders } from './security-headers';
 import { bearer, looksLikeProjectKey, safeEqual } from './keys';
 import { KeyAuthenticator } from './key-authenticator';
 import { ProjectDeletion } from './purge/project-deletion';
-import { AuditLog, actorOf, isMutation } from './operators/audit-log';
+import { AuditLog, actorOf, isMutation, readsSecrets } from './operators/audit-log';
 import { OperatorAuth, roleAtLeast } from './operators/operator-auth';
 import type { ServicePurge } from './purge/service-purges';
 import { adminRoutes } from './routes/admin';
@@ -193,9 +193,13 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
       if (operator) {
         if (!(await opts.store.getProject(route.project))) throw new NotFoundError('Unknown project.');
         const mutation = isMutation(req.method, req.path);
-        if (mutation) audit.record(req, res, actorOf(operator), route.project);
-        if (mutation && !roleAtLeast(operator.role, 'admin')) {
-          throw new ForbiddenError('A viewer can look at a project but not change it: this needs the admin role.', { role: operator.role, needed: 'admin' });
+        const secrets = readsSecrets(req.method, req.path);
+        if (mutation || secrets) audit.record(req, res, actorOf(operator), route.project);
+        if ((mutation || secrets) && !roleAtLeast(operator.role, 'admin')) {
+          const message = secrets
+            ? "A viewer can look at a project but not export its users' secrets or its providers' client secrets: this needs the admin role."
+            : 'A viewer can look at a project but not change it: this needs the admin role.';
+          throw new ForbiddenError(message, { role: operator.role, needed: 'admin' });
         }
         keyKind = 'secret';
         req.headers[INTERNAL_HEADERS.keyId] = operator.kind === 'operator' ? operator.operator.id : 'bootstrap';
@@ -203,7 +207,7 @@ export function createGatewayApp(opts: GatewayOptions): Gateway {
         const key = await keys.authenticateKey(route.project, credential);
         keyKind = key.kind;
         req.headers[INTERNAL_HEADERS.keyId] = key.id;
-        if (key.kind === 'secret' && isMutation(req.method, req.path)) {
+        if (key.kind === 'secret' && (isMutation(req.method, req.path) || readsSecrets(req.method, req.path))) {
           audit.record(req, res, { kind: 'key', id: key.id, label: `${key.prefix}…` }, route.project);
         }
       }

@@ -8,3 +8,4 @@ export * from './standalone-compose';
 export * from './store/project-store';
 export * from './store/sqlite-project-store';
 export * from './store/mongo-project-store';
+export * from './pick-port';

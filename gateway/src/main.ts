@@ -1,6 +1,7 @@
 import { createLogger, installProcessHandlers, loadConfigOrExit, refusePlaceholders, requireClusterStorage, runMain, serve } from '@plinth/shared';
+import { sharedGatewayOptions } from './gateway-options';
 import { createGatewayApp } from './app';
-import { gatewayConfigSchema, parseOrigins, parseUrlList, type GatewayConfig } from './config';
+import { gatewayConfigSchema, parseUrlList, type GatewayConfig } from './config';
 import { KeyCacheBus } from './key-cache-bus';
 import { createProjectStore } from './store/from-config';
 import { httpPurges } from './purge/service-purges';
@@ -13,7 +14,7 @@ async function main(): Promise<void> {
   refusePlaceholders();
   requireClusterStorage('gateway');
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR, commitTimeoutMs: config.PLINTH_MONGO_COMMIT_TIMEOUT_MS });
+  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR, internalSecret: config.PLINTH_INTERNAL_SECRET, commitTimeoutMs: config.PLINTH_MONGO_COMMIT_TIMEOUT_MS });
   const upstreams = {
     records: proxyUpstream('records', parseUrlList(config.RECORDS_URL), logger, config.PLINTH_INTERNAL_SECRET),
     auth: proxyUpstream('auth', parseUrlList(config.AUTH_URL), logger, config.PLINTH_INTERNAL_SECRET),
@@ -26,14 +27,7 @@ async function main(): Promise<void> {
     adminKey: config.PLINTH_ADMIN_KEY,
     publicUrl: config.PLINTH_PUBLIC_URL,
     logger,
-    corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
-    keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
-    trustProxy: config.PLINTH_TRUST_PROXY,
-    bodyTimeoutMs: config.PLINTH_BODY_TIMEOUT_MS,
-    auditRetentionDays: config.PLINTH_AUDIT_RETENTION_DAYS,
-    operatorSessionTtlMs: config.PLINTH_OPERATOR_SESSION_TTL_S * 1000,
-    operatorSessionMaxMs: config.PLINTH_OPERATOR_SESSION_MAX_S * 1000,
-    operatorBcryptCost: config.PLINTH_OPERATOR_BCRYPT_COST,
+    ...sharedGatewayOptions(config),
     // Every replica listed in each URL variable purges (and drops its caches); auth first, then
     // realtime closes the project's connections (each replica its own), records deletes the
     // data and the change events.
@@ -47,7 +41,6 @@ async function main(): Promise<void> {
       config.PLINTH_INTERNAL_SECRET,
       config.PLINTH_PURGE_TIMEOUT_MS,
     ),
-    purgeRetryMs: config.PLINTH_PURGE_RETRY_MS,
     // With Redis, replicas learn of revocations by pub/sub (KeyCacheBus); without it, replicas
     // sharing a SQLite project store follow its change counter; else the TTL bounds staleness.
     watchStoreChanges: !config.REDIS_URL,

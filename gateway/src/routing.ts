@@ -33,6 +33,8 @@ export const ROUTES: readonly RouteRule[] = [
   { service: 'records', pattern: /^\/files\/uploads(\/|$)/, auth: 'key' },
   // File downloads: an <img src> sends no header, so a file token (?token=) stands in for the key.
   { service: 'records', pattern: /^\/files\/[^/]+\/[^/]+\/[^/]+$/, auth: 'key-or-token', methods: ['GET', 'HEAD'] },
+  // A stored file's bytes brought in with its project (`plinth projects import`): records lets only an operator.
+  { service: 'records', pattern: /^\/files\/[^/]+\/[^/]+\/[^/]+$/, auth: 'key', methods: ['PUT'] },
   { service: 'records', pattern: /^\/files\/token$/, auth: 'key', methods: ['POST'] },
   { service: 'records', pattern: /^\/webhooks(\/|$)/, auth: 'key' },
   { service: 'auth', pattern: /^\/auth(\/|$)/, auth: 'key' },

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sharedGatewayOptions } from './gateway-options';
 import type { Logger } from 'pino';
 import { assertDiskSpace, createAnnouncementsFromConfig, createEventBusFromConfig, createMailQueueFromConfig, createWebhookQueueFromConfig, loadConfig, markInProcess, startTrimming, type BuiltService } from '@plinth/shared';
 import { buildRecordsService, recordsConfigSchema } from '@plinth/records';
@@ -7,7 +8,7 @@ import { buildMailerService, mailerConfigSchema } from '@plinth/mailer';
 import { buildRealtimeService, realtimeConfigSchema } from '@plinth/realtime';
 import { wakeOtherWorkersOnAppend } from './worker-events';
 import { createGatewayApp, type Gateway } from './app';
-import { parseOrigins, standalonePublicUrl, type StandaloneConfig } from './config';
+import { standalonePublicUrl, type StandaloneConfig } from './config';
 import { createProjectStore } from './store/from-config';
 import type { ProjectStore } from './store/project-store';
 import { inProcessPurges, type ServicePurge } from './purge/service-purges';
@@ -47,7 +48,7 @@ export async function composeStandalone(
     PLINTH_DATA_DIR: config.PLINTH_DATA_DIR,
     PLINTH_PUBLIC_URL: standalonePublicUrl(config, env),
   };
-  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR, commitTimeoutMs: config.PLINTH_MONGO_COMMIT_TIMEOUT_MS });
+  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR, internalSecret, commitTimeoutMs: config.PLINTH_MONGO_COMMIT_TIMEOUT_MS });
   const logRequests = false;
   const mailerConfig = loadConfig(mailerConfigSchema, serviceEnv);
   // One queue: auth enqueues to it and the mailer consumes it (embedded outbox, or BullMQ on REDIS_URL).
@@ -100,17 +101,9 @@ export async function composeStandalone(
     adminKey: config.PLINTH_ADMIN_KEY,
     publicUrl: serviceEnv.PLINTH_PUBLIC_URL,
     logger,
-    corsOrigins: parseOrigins(config.PLINTH_CORS_ORIGINS),
-    keyCacheTtlMs: config.PLINTH_KEY_CACHE_TTL_MS,
-    trustProxy: config.PLINTH_TRUST_PROXY,
-    bodyTimeoutMs: config.PLINTH_BODY_TIMEOUT_MS,
-    auditRetentionDays: config.PLINTH_AUDIT_RETENTION_DAYS,
-    operatorSessionTtlMs: config.PLINTH_OPERATOR_SESSION_TTL_S * 1000,
-    operatorSessionMaxMs: config.PLINTH_OPERATOR_SESSION_MAX_S * 1000,
-    operatorBcryptCost: config.PLINTH_OPERATOR_BCRYPT_COST,
+    ...sharedGatewayOptions(config),
     ready: async () => assertDiskSpace(config.PLINTH_DATA_DIR),
     purges,
-    purgeRetryMs: config.PLINTH_PURGE_RETRY_MS,
     realtime: (req, socket, head) => {
       markInProcess(req);
       realtime.handleUpgrade(req, socket, head);

@@ -53,7 +53,7 @@ async function runSingle(config: StandaloneConfig, logger: Logger, admin: AdminK
 
 /** The primary: bootstrap once, start the workers, replace a dead one, stop them all on SIGTERM/SIGINT. */
 async function runPrimary(config: StandaloneConfig, logger: Logger, admin: AdminKey): Promise<void> {
-  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR, commitTimeoutMs: config.PLINTH_MONGO_COMMIT_TIMEOUT_MS });
+  const store = await createProjectStore({ mongoUrl: config.MONGO_URL, dataDir: config.PLINTH_DATA_DIR, internalSecret: config.PLINTH_INTERNAL_SECRET!, commitTimeoutMs: config.PLINTH_MONGO_COMMIT_TIMEOUT_MS });
   const demo = await ensureDemoProject(config.PLINTH_DATA_DIR, store, new KeyAuthenticator(store, { cacheTtlMs: 0 }));
   await store.close();
   const pool = await startWorkerPool({

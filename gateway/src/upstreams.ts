@@ -3,6 +3,7 @@ import type { Request, Response, NextFunction } from 'express';
 import { createProxyMiddleware, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
 import {
+  closeAfterResponse,
   INTERNAL_HEADERS,
   readRawBody,
   UnavailableError,
@@ -105,6 +106,8 @@ export function proxyUpstream(
   /** The replica each request was last sent to, and the callback to retry it with. */
   const sentTo = new WeakMap<object, string>();
   const retries = new WeakMap<object, () => void>();
+  /** Requests whose body is piped through as it arrives (multipart uploads). */
+  const streamed = new WeakSet<object>();
   const proxy = createProxyMiddleware<http.IncomingMessage, http.ServerResponse>({
     target: targets[0],
     router: (req) => {
@@ -120,9 +123,13 @@ export function proxyUpstream(
     plugins: [proxyEventsPlugin],
     proxyTimeout: 30_000,
     on: {
-      proxyRes: (_proxyRes, req) => {
+      proxyRes: (_proxyRes, req, res) => {
         const target = sentTo.get(req);
         if (target) pool.succeeded(target);
+        // An upload the service refused before reading all of it (413, 415…): the client is
+        // still sending, so this answer closes the connection the same way the service did —
+        // half-closed, dropped later, so the client reads the answer rather than a reset.
+        if (streamed.has(req) && !req.readableEnded) closeAfterResponse(res);
       },
       proxyReq: (proxyReq, req, res) => {
         // A client that goes away before its answer takes the upstream request with it, so the
@@ -152,7 +159,9 @@ export function proxyUpstream(
         logger.warn({ err, service, req_id: req.headers['x-request-id'] }, 'upstream unreachable');
         if (!(res instanceof http.ServerResponse)) return;
         if (res.headersSent) {
-          res.destroy();
+          // An answer already written whole stays for the client to read (closeAfterResponse
+          // drops the connection later); one cut off mid-way is cut off for the client too.
+          if (!res.writableFinished) res.destroy();
           return;
         }
         const e = new UnavailableError(`The ${service} service is unavailable.`);
@@ -167,6 +176,7 @@ export function proxyUpstream(
       if (isStreamedBody(req.method, req.path, req.headers)) {
         // A multipart upload is piped through as it arrives, signed for its declared length
         // (streamed-body.ts); it is never retried (its body is not kept).
+        streamed.add(req);
         signRequest(req, EMPTY_BODY, internalSecret, streamedDigest(Number(req.headers['content-length'])));
         void proxy(req, res, nxt);
         return;

@@ -3,7 +3,7 @@
  * restore` into a new data directory and a second server started on it: every record whose
  * create was acknowledged before the backup began is there and served, every database passes
  * SQLite's integrity check, and the copy is one snapshot (exactly the rows the manifest counted).
- * Real processes: the server (gateway/dist/standalone.js) and the CLI (gateway/bin/plinth.js).
+ * Real processes: the server (gateway/dist/standalone.js) and the CLI (clients/cli/bin/plinth.js).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { startStandalone, stopStandalone, type StandaloneProcess } from '../src/testing/standalone-process';
+import { startStandalone, stopStandalone, type StandaloneProcess } from '@plinth/testing/standalone-process';
 
-const CLI = path.resolve(__dirname, '../bin/plinth.js');
+const CLI = path.resolve(__dirname, '../../clients/cli/bin/plinth.js');
 const WRITERS = 16;
 const WRITE_MS = 1500;
 

@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { STANDALONE_ENTRY, startStandalone, stopStandalone } from '../src/testing/standalone-process';
+import { STANDALONE_ENTRY, startStandalone, stopStandalone } from '@plinth/testing/standalone-process';
 
-const CLI = path.resolve(__dirname, '../bin/plinth.js');
+const CLI = path.resolve(__dirname, '../../clients/cli/bin/plinth.js');
 const NAME = /^plinth-backup-\d{8}T\d{6}Z$/;
 
 describe('scheduled backups', () => {

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -23,9 +23,9 @@ describe('the packed CLI', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('packs without workspace dependencies and runs help, --version and a command via npx from a temp dir', async () => {
-    const tgz = execFileSync('node', [path.join(ROOT, 'gateway/scripts/pack-cli.js'), dir], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'gateway/package.json'), 'utf8')) as { version: string };
+  it('packs without workspace dependencies (the SDK bundled in) and runs help, --version and a command via npx from a temp dir', async () => {
+    const tgz = execFileSync('node', [path.join(ROOT, 'clients/cli/scripts/pack-cli.js'), dir], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'clients/cli/package.json'), 'utf8')) as { version: string };
     expect(tgz).toBe(path.join(dir, `plinth-cli-${version}.tgz`));
     const listing = execFileSync('tar', ['-xzOf', tgz, 'package/package.json'], { encoding: 'utf8' });
     const pkg = JSON.parse(listing) as { name: string; bin: Record<string, string>; dependencies?: unknown };

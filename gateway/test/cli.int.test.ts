@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { runCli } from '../src/cli/run';
-import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+import { runCli } from '../../clients/cli/src/run';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 describe('plinth CLI over the operator API', () => {
   let t: TestPlinth;
@@ -89,7 +90,18 @@ describe('plinth CLI over the operator API', () => {
     expect((await cli('help', 'frob')).code).toBe(2);
     const version = await cli('--version');
     expect(version.code).toBe(0);
-    expect(version.out).toBe(`${(JSON.parse(fs.readFileSync(path.join(__dirname, '../package.json'), 'utf8')) as { version: string }).version}\n`);
+    expect(version.out).toBe(`${(JSON.parse(fs.readFileSync(path.join(__dirname, '../../clients/cli/package.json'), 'utf8')) as { version: string }).version}\n`);
+  });
+
+  it('answers --version and help from the built CLI without loading the SDK, a command or the server', () => {
+    // What `npx plinth --version` runs (clients/cli/bin → dist): the modules it loads, besides node's own.
+    const script = `const { runCli } = require('./clients/cli/dist/run.js');
+const io = { env: {}, out: { write: () => true }, err: process.stderr };
+runCli(['--version'], io).then(() => runCli(['help', 'records'], io)).then(() => process.stdout.write(JSON.stringify(Object.keys(require.cache))));`;
+    const loaded = (JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '../..'), encoding: 'utf8' })) as string[]).map((f) =>
+      path.relative(path.join(__dirname, '../..'), f),
+    );
+    expect(loaded.sort()).toEqual(['clients/cli/dist/client.js', 'clients/cli/dist/flags.js', 'clients/cli/dist/run.js', 'clients/cli/dist/usage.js']);
   });
 
   it('reports a wrong operator key as an error', async () => {

@@ -62,7 +62,7 @@ async function replay(
 }
 
 describe('internal credential replay (gateway → service over the network)', () => {
-  const store = new SqliteProjectStore(':memory:');
+  const store = new SqliteProjectStore(':memory:', { internalSecret: SECRET });
   const writes: unknown[] = [];
   let service: { url: string; server: http.Server };
   let tap: { url: string; server: http.Server };

@@ -12,7 +12,7 @@ const COMMIT_MS = 300;
 
 it('a project deletion whose commit is never acknowledged fails within maxCommitTimeMS + 1 s with 503, nothing half-deleted', async () => {
   const db = createMingoDb();
-  const store = await new MongoProjectStore(db, undefined, { commitTimeoutMs: COMMIT_MS }).init();
+  const store = await new MongoProjectStore(db, { internalSecret: 'internal-secret-for-tests-0123456789abcdef', commitTimeoutMs: COMMIT_MS }).init();
   const id = asProjectId('bounded');
   const key = generateKey(id, 'secret');
   await store.createProject({ id, name: 'Bounded', created_at: '2026-01-01T00:00:00.000Z' }, [key.record]);

@@ -6,13 +6,15 @@ import { MongoProjectStore } from '../src/store/mongo-project-store';
 import { describeOperatorStoreContract } from './operator-store.contract';
 import { describeProjectStoreContract } from './project-store.contract';
 
+const SECRET = 'internal-secret-for-tests-0123456789abcdef';
+
 // docs/architecture.md "Ports and adapters": always — every filter the adapter sends is evaluated by mingo.
 let db: Db;
 describeProjectStoreContract(
   'mongo (query translation on mingo)',
   async () => {
     db = createMingoDb();
-    return new MongoProjectStore(db).init();
+    return new MongoProjectStore(db, { internalSecret: SECRET }).init();
   },
   {
     async failKeyDeletion() {
@@ -22,7 +24,7 @@ describeProjectStoreContract(
   },
 );
 
-describeOperatorStoreContract('mongo (query translation on mingo)', async () => new MongoProjectStore(createMingoDb()).init());
+describeOperatorStoreContract('mongo (query translation on mingo)', async () => new MongoProjectStore(createMingoDb(), { internalSecret: SECRET }).init());
 
 describe('MongoProjectStore on the stand-in: forced interleavings', () => {
   const alpha = asProjectId('alpha');
@@ -30,7 +32,7 @@ describe('MongoProjectStore on the stand-in: forced interleavings', () => {
 
   it('a key whose insert is held while the project is deleted does not outlive the project', async () => {
     const mdb = createMingoDb();
-    const store = await new MongoProjectStore(mdb).init();
+    const store = await new MongoProjectStore(mdb, { internalSecret: SECRET }).init();
     await store.createProject(project, []);
     const k = generateKey(alpha, 'public');
     const held = holdNext(mdb, 'insertOne', 'gateway_api_keys');
@@ -49,7 +51,7 @@ describe('MongoProjectStore on the stand-in: forced interleavings', () => {
 
   it('a project created again under an id whose keys an interrupted deletion left behind does not accept them', async () => {
     const mdb = createMingoDb();
-    const store = await new MongoProjectStore(mdb).init();
+    const store = await new MongoProjectStore(mdb, { internalSecret: SECRET }).init();
     const orphan = generateKey(alpha, 'secret');
     const { id, ...rest } = orphan.record;
     await mdb.collection('gateway_api_keys').insertOne({ _id: id, ...rest } as never);
@@ -62,7 +64,7 @@ describe('MongoProjectStore on the stand-in: forced interleavings', () => {
   it('starts when an index of the same name has other options (left by an older release), replacing it', async () => {
     const mdb = createMingoDb();
     await mdb.collection('gateway_api_keys').createIndex({ hash: 1 }, { name: 'hash_unique' });
-    await new MongoProjectStore(mdb).init();
+    await new MongoProjectStore(mdb, { internalSecret: SECRET }).init();
     // Built beside the old one under its other name (`~2`), then the old one dropped.
     const names = (await mdb.collection('gateway_api_keys').listIndexes().toArray()).map((i) => i.name as string);
     expect(names).not.toContain('hash_unique');
@@ -72,7 +74,7 @@ describe('MongoProjectStore on the stand-in: forced interleavings', () => {
 
   it('a transient error inside deleteProject is retried and the project and its keys are gone', async () => {
     const mdb = createMingoDb();
-    const store = await new MongoProjectStore(mdb).init();
+    const store = await new MongoProjectStore(mdb, { internalSecret: SECRET }).init();
     const k = generateKey(alpha, 'secret');
     await store.createProject(project, [k.record]);
     injectFault(mdb, { op: 'deleteOne', collection: 'gateway_projects', error: 'transient' });
@@ -88,17 +90,23 @@ if (mongoUrl) {
   describeProjectStoreContract(`mongo (real server at MONGO_URL; failure injection runs on the stand-in only)`, async () => {
     const client = await new MongoClient(mongoUrl).connect();
     const realDb = client.db(`plinth_test_${process.pid}_${Date.now()}`);
-    return new MongoProjectStore(realDb, async () => {
-      await realDb.dropDatabase();
-      await client.close();
+    return new MongoProjectStore(realDb, {
+      internalSecret: SECRET,
+      onClose: async () => {
+        await realDb.dropDatabase();
+        await client.close();
+      },
     }).init();
   });
   describeOperatorStoreContract('mongo (real server at MONGO_URL)', async () => {
     const client = await new MongoClient(mongoUrl).connect();
     const realDb = client.db(`plinth_test_ops_${process.pid}_${Date.now()}`);
-    return new MongoProjectStore(realDb, async () => {
-      await realDb.dropDatabase();
-      await client.close();
+    return new MongoProjectStore(realDb, {
+      internalSecret: SECRET,
+      onClose: async () => {
+        await realDb.dropDatabase();
+        await client.close();
+      },
     }).init();
   });
 }

@@ -14,7 +14,7 @@ import { waitFor } from '@plinth/shared/testing/wait-for';
 import { startWireMongod, type WireMongod } from '@plinth/shared/testing/wire-mongod';
 import { MongoRecordStore } from '@plinth/records';
 import { authConfigSchema, buildAuthService } from '@plinth/auth';
-import { STANDALONE_ENTRY } from '../src/testing/standalone-process';
+import { STANDALONE_ENTRY } from '@plinth/testing/standalone-process';
 import { createProjectStore } from '../src/store/from-config';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -88,7 +88,7 @@ describe('a start that fails after connecting closes the shared client', () => {
 
   const logger = pino({ level: 'silent' });
   it.each([
-    ['gateway project store', (url: string) => createProjectStore({ mongoUrl: url, dataDir: os.tmpdir() })],
+    ['gateway project store', (url: string) => createProjectStore({ mongoUrl: url, dataDir: os.tmpdir(), internalSecret: SECRET })],
     ['records store', (url: string) => MongoRecordStore.connect(url)],
     ['auth service', (url: string) => buildAuthService(loadConfig(authConfigSchema, { PLINTH_INTERNAL_SECRET: SECRET, MONGO_URL: url, PLINTH_DATA_DIR: os.tmpdir() }), logger)],
   ])('%s', async (_name, open) => {

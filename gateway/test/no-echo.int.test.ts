@@ -8,7 +8,7 @@
  */
 import request from 'supertest';
 import type { Express } from 'express';
-import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 const PASSWORD = 'Echo-Secret-Pa55word';
 const FORM = `email=echo%40example.com&password=${PASSWORD}&new_password=${PASSWORD}&current_password=${PASSWORD}&code=${PASSWORD}`;
@@ -16,8 +16,8 @@ const JSON_AS_FORM = JSON.stringify({ email: 'echo@example.com', password: PASSW
 
 /** Routes that take a form body (the contract's collection creation; browser form posts of the auth pages). */
 const TAKES_FORMS = ['POST /v1/projects/:project/collections', 'POST /v1/projects/:project/auth/action', 'POST /v1/projects/:project/auth/oauth/callback'];
-/** Routes whose body is bytes of any type, stored as they come (a resumable upload's part). */
-const TAKES_BYTES = ['PUT /v1/projects/:project/files/uploads/:upload/parts/:part'];
+/** Routes whose body is bytes of any type, stored as they come (a resumable upload's part, an imported file's bytes). */
+const TAKES_BYTES = ['PUT /v1/projects/:project/files/uploads/:upload/parts/:part', 'PUT /v1/projects/:project/files/:collection/:id/:name'];
 
 interface Layer {
   route?: { path: string; methods: { [method: string]: boolean } };

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { operatorTotpCode } from '../src/operators/totp';
-import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 /**
  * Named operators through the real standalone gateway: roles, sessions (refresh, revocation,
@@ -203,6 +203,20 @@ describe('named operators, sessions and the audit log', () => {
     const after = await listed();
     expect(after.map((e) => e.id)).not.toContain('aud_00000000000000000000000000');
     expect(after.length).toBe(before.length - 1);
+  });
+
+  it("a viewer cannot export users' password hashes or the providers' client secrets; an admin can, and the audit log says so", async () => {
+    const pid = t.project.id;
+    for (const path of ['/auth/portability/users', '/auth/portability/settings']) {
+      const refused = await request(t.app).get(`/v1/projects/${pid}${path}`).set(as(ops.viewer!.token));
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ error: 'forbidden', details: { role: 'viewer', needed: 'admin' } });
+      expect(JSON.stringify(refused.body)).not.toContain('$2');
+      expect((await request(t.app).get(`/v1/projects/${pid}${path}`).set(as(ops.admin!.token))).status).toBe(200);
+    }
+    const entries = (await request(t.app).get('/v1/admin/audit').query({ limit: 200, project: pid }).set(boot())).body.entries as Array<{ actor: string; method: string; path: string; status: number }>;
+    expect(entries).toContainEqual(expect.objectContaining({ actor: 'viewer@ops.example', method: 'GET', path: `/v1/projects/${pid}/auth/portability/users`, status: 403 }));
+    expect(entries).toContainEqual(expect.objectContaining({ actor: 'admin@ops.example', method: 'GET', path: `/v1/projects/${pid}/auth/portability/settings`, status: 200 }));
   });
 });
 

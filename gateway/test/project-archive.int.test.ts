@@ -5,15 +5,17 @@
  * there — and a disabled user stays disabled. What is refused, with one line and no project
  * created where nothing can be imported: a wrong passphrase, a missing passphrase, an archive
  * cut short, a project that exists. The endpoints underneath answer only their credential and
- * bound their input.
+ * bound their input; a file's bytes are stored only for a record that names them, only when
+ * they match its metadata, and never over a stored file.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { Secret, TOTP } from 'otpauth';
-import { runCli } from '../src/cli/run';
-import { startTestPlinth, type TestPlinth } from '../src/testing/harness';
+import { runCli } from '../../clients/cli/src/run';
+import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 
 const PASSPHRASE = 'archive refusals passphrase';
 const PASSWORD = 'two factor password';
@@ -85,7 +87,7 @@ describe('moving a project: second factors, and what is refused', () => {
   it('the second factor moves: a code from the same authenticator and a recovery code sign in on the target; a disabled user stays disabled', async () => {
     const imported = await cli(dst, target.adminKey, 'projects', 'import', archive, '--passphrase', PASSPHRASE);
     expect(imported).toMatchObject({ code: 0, err: '' });
-    expect(JSON.parse(imported.out).counts).toEqual({ keys: 2, collections: 0, auth_settings: 1, records: 0, users: 2 });
+    expect(JSON.parse(imported.out).counts).toEqual({ keys: 2, collections: 0, auth_settings: 1, records: 0, users: 2, files: 0, webhooks: 0 });
     const p = (rest: string) => `/v1/projects/${project}${rest}`;
     const signIn = () => call<{ details: { challenge: string } }>(dst, 'POST', p('/auth/signin'), keys.publicKey, { email: 'two@example.com', password: PASSWORD });
     const first = await signIn();
@@ -144,5 +146,47 @@ describe('moving a project: second factors, and what is refused', () => {
     const tooMany = Array.from({ length: 101 }, (_, i) => ({ id: `key_${String(i).padStart(26, '0')}`, kind: 'public', hash: i.toString(16).padStart(64, '0'), prefix: 'pk_abcde', created_at: '2026-01-01T00:00:00Z' }));
     const bounded = await call(dst, 'POST', '/v1/admin/projects/import', target.adminKey, { project: { id: 'many-keys', name: 'x', created_at: '2026-01-01T00:00:00Z' }, keys: tooMany });
     expect(bounded.status).toBe(400);
+  });
+  it('files and webhooks: operators only; bytes only for a record naming them, matching it, never over a stored file', async () => {
+    const p = (rest: string) => `/v1/projects/${project}${rest}`;
+    const put = (key: string, rest: string, bytes: Buffer) =>
+      fetch(`${dst}${p(rest)}`, { method: 'PUT', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/octet-stream' }, body: bytes }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+    expect((await call(dst, 'POST', p('/collections'), keys.secretKey, { name: 'docs', fields: { doc: { type: 'file' } } })).status).toBe(201);
+    const bytes = Buffer.from('the bytes of the document\n');
+    const meta = { name: 'report_k3v9x2m4pq.txt', original_name: 'report.txt', size: bytes.length, type: 'text/plain', sha256: createHash('sha256').update(bytes).digest('hex'), created_at: '2026-01-01T00:00:00.000Z' };
+    const record = { id: 'rec_06h1e9452pzr79t7aqgv98jr3g', version: 1, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', doc: meta };
+    // Metadata in another shape than an export's is refused.
+    const odd = await call(dst, 'POST', p('/collections/docs/records:import'), keys.secretKey, { records: [{ ...record, doc: { ...meta, path: '../x' } }] });
+    expect(odd).toMatchObject({ status: 400, body: { error: 'invalid_request', details: { field: 'doc' } } });
+    expect((await call(dst, 'POST', p('/collections/docs/records:import'), keys.secretKey, { records: [record] })).body).toEqual({ imported: 1, existing: 0 });
+    const file = `/files/docs/${record.id}/${meta.name}`;
+    // Not the project's secret key, not a viewer; other bytes of the same length are not stored.
+    expect((await put(keys.secretKey, file, bytes)).status).toBe(403);
+    const session = await call<{ token: string }>(dst, 'POST', '/v1/admin/sessions', '', { email: 'viewer@ops.example', password: 'viewer password here' });
+    expect((await put(session.body.token, file, bytes)).status).toBe(403);
+    const forged = Buffer.from('THE BYTES OF THE DOCUMENT\n');
+    expect(await put(target.adminKey, file, forged)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect((await put(target.adminKey, file, Buffer.concat([bytes, bytes]))).status).toBe(400);
+    expect((await put(target.adminKey, `/files/docs/${record.id}/other_k3v9x2m4pq.txt`, bytes)).status).toBe(404);
+    expect((await call(dst, 'GET', p(file), keys.secretKey)).status).toBe(404);
+    expect(await put(target.adminKey, file, bytes)).toMatchObject({ status: 201, body: { file: { name: meta.name, size: bytes.length, sha256: meta.sha256 } } });
+    const got = await fetch(`${dst}${p(file)}`, { headers: { Authorization: `Bearer ${keys.secretKey}` } });
+    expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
+    // Stored once: not replaced, and another record cannot be pointed at it.
+    expect((await put(target.adminKey, file, bytes)).status).toBe(409);
+    const twin = { ...record, id: 'rec_06h1e9452pzr79t7aqgv98jr3h' };
+    expect((await call(dst, 'POST', p('/collections/docs/records:import'), keys.secretKey, { records: [twin] })).status).toBe(409);
+
+    // Webhooks with their secrets: operators only (and POST, so a viewer is refused at the gateway); bounded.
+    expect((await call(dst, 'POST', p('/webhooks/portability/export'), keys.secretKey)).status).toBe(403);
+    expect((await call(dst, 'POST', p('/webhooks/portability/export'), session.body.token)).status).toBe(403);
+    expect((await call(dst, 'POST', p('/webhooks/portability/export'), target.adminKey)).body).toEqual({ webhooks: [] });
+    const hook = (i: number) => ({ id: `wh_06h1e9452pzr79t7aqgv98j${String(i).padStart(3, '0')}`, url: `https://hooks.example.com/${i}`, events: ['record.created'], collections: null, enabled: true, disabled_reason: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', secret: `whsec_${Buffer.alloc(32, i).toString('base64')}` });
+    expect((await call(dst, 'POST', p('/webhooks/portability/import'), keys.secretKey, { webhooks: [hook(1)] })).status).toBe(403);
+    expect((await call(dst, 'POST', p('/webhooks/portability/import'), target.adminKey, { webhooks: Array.from({ length: 21 }, (_, i) => hook(i)) })).status).toBe(400);
+    expect((await call(dst, 'POST', p('/webhooks/portability/import'), target.adminKey, { webhooks: [{ ...hook(1), secret: 'not a secret' }] })).status).toBe(400);
+    expect((await call(dst, 'POST', p('/webhooks/portability/import'), target.adminKey, { webhooks: [hook(1)] })).body).toEqual({ imported: 1, existing: 0 });
+    expect((await call(dst, 'POST', p('/webhooks/portability/import'), target.adminKey, { webhooks: [hook(1)] })).body).toEqual({ imported: 0, existing: 1 });
+    expect((await call(dst, 'POST', p('/webhooks/portability/export'), target.adminKey)).body).toEqual({ webhooks: [hook(1)] });
   });
 });

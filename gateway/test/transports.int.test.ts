@@ -65,7 +65,7 @@ const transports: Array<[string, () => Promise<{ upstream: Upstream; stop: () =>
 ];
 
 describe.each(transports)('gateway over the %s transport', (_name, makeUpstream) => {
-  const store = new SqliteProjectStore(':memory:');
+  const store = new SqliteProjectStore(':memory:', { internalSecret: SECRET });
   const project = asProjectId('shop');
   const pub = generateKey(project, 'public');
   const sec = generateKey(project, 'secret');

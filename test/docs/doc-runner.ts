@@ -9,7 +9,7 @@
  * - wraps `curl` in a shell function that remembers the last response's status (via `-D`) and
  *   body (via `tee`), so a following `# → 201 {"record":{…}}` comment asserts that status and
  *   that the body has the keys shown (checked after the run, see shown-json.ts);
- * - makes `npx plinth …` run this repository's CLI (gateway/bin/plinth.js); it clears the
+ * - makes `npx plinth …` run this repository's CLI (clients/cli/bin/plinth.js); it clears the
  *   remembered response, so a `# →` line after it fails ("no response") instead of checking
  *   an older curl.
  */
@@ -46,7 +46,7 @@ const PREAMBLE = `set -Eeuo pipefail
 __H="$__WORK/.last-headers"; __B="$__WORK/.last-body"
 curl() { : > "$__H"; : > "$__B"; command curl -D "$__H" "$@" | tee "$__B"; }
 # An arrow after a CLI command must not check an older curl's answer: the CLI clears it.
-npx() { : > "$__H"; if [ "\${1:-}" = plinth ]; then shift; node "$__ROOT/gateway/bin/plinth.js" "$@"; else command npx "$@"; fi; }
+npx() { : > "$__H"; if [ "\${1:-}" = plinth ]; then shift; node "$__ROOT/clients/cli/bin/plinth.js" "$@"; else command npx "$@"; fi; }
 __expect() {
   local got; got=$(grep -aoE '^HTTP/[0-9.]+ [0-9]{3}' "$__H" 2>/dev/null | tail -n 1 | awk '{print $2}' || true)
   if [ "$got" != "$2" ]; then

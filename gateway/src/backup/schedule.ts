@@ -30,7 +30,8 @@ export interface BackupSchedule {
 const NAME = /^plinth-backup-\d{8}T\d{6}Z$/;
 /** setTimeout's longest delay; a later time is reached in several waits. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
-const CLI = path.join(__dirname, '../../bin/plinth.js');
+/** The `plinth` CLI of this installation (clients/cli), which loads the backup code from gateway/dist. */
+const CLI = path.join(__dirname, '../../../clients/cli/bin/plinth.js');
 
 /** `plinth-backup-20260102T030000Z`: sorts by time as text. */
 export function backupName(at: Date): string {

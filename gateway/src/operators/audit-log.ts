@@ -27,6 +27,18 @@ export function isMutation(method: string, path: string): boolean {
   return !(method === 'POST' && READ_ONLY_POSTS.test(path));
 }
 
+/**
+ * Project routes that read what a viewer must not see: the export of users (password hashes,
+ * second-factor secrets) and of Auth settings with the providers' client secrets. They need the
+ * admin role, and are audited like a change.
+ */
+const SECRET_READS = /^\/v1\/projects\/[^/]+\/auth\/portability\//;
+
+/** Whether a read hands out secrets (and so is audited, and refused to a viewer). */
+export function readsSecrets(method: string, path: string): boolean {
+  return READ_METHODS.has(method) && SECRET_READS.test(path);
+}
+
 const DAY_MS = 86_400_000;
 
 /**

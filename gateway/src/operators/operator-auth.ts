@@ -88,12 +88,14 @@ export class OperatorAuth {
     }
     if (operator.totp_secret) {
       if (!input.code) throw new UnauthorizedError('This operator has two-factor sign-in: send the code from the authenticator app too.', { code_required: true });
-      const step = operatorTotpStep(operator.totp_secret, input.code, this.now());
-      if (step === null || (operator.totp_last_step !== null && step <= operator.totp_last_step)) {
+      // A secret that does not open (PLINTH_INTERNAL_SECRET changed) takes no code: an owner resets it.
+      const stored = this.store.secrets.read(operator.id, operator.totp_secret);
+      const step = stored === null ? null : operatorTotpStep(stored.secret, input.code, this.now());
+      if (stored === null || step === null || (operator.totp_last_step !== null && step <= operator.totp_last_step)) {
         this.fail([`e:${email}`, `a:${address ?? ''}`]);
         throw new UnauthorizedError('Wrong or already used two-factor code.', { code_required: true });
       }
-      await this.store.updateOperator(operator.id, { totp_last_step: step });
+      await this.store.updateOperator(operator.id, { totp_last_step: step, ...(stored.clear ? { totp_secret: this.store.secrets.seal(operator.id, stored.secret) } : {}) });
     }
     const now = this.now();
     const token = newSecret(TOKEN_PREFIX, 32);

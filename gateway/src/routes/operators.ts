@@ -104,7 +104,7 @@ export function operatorRoutes(deps: { operators: OperatorAuth }): Router {
     if (actor.kind !== 'operator') throw new InvalidRequestError('The operator key has no second factor: sign in as a named operator.');
     if (actor.operator.totp_secret) throw new ConflictError('Two-factor sign-in is already on; an owner can reset it.');
     const secret = newOperatorTotpSecret();
-    await store.updateOperator(actor.operator.id, { totp_pending: secret });
+    await store.updateOperator(actor.operator.id, { totp_pending: store.secrets.seal(actor.operator.id, secret) });
     res.status(201).json({ secret, uri: operatorTotpUri(secret, actor.operator.email) });
   });
 
@@ -112,11 +112,12 @@ export function operatorRoutes(deps: { operators: OperatorAuth }): Router {
     const actor = actorIn(res);
     if (actor.kind !== 'operator') throw new InvalidRequestError('The operator key has no second factor.');
     const { code } = validate(confirmSchema, req.body);
-    const pending = actor.operator.totp_pending;
-    if (!pending) throw new ConflictError('No enrolment under way: POST /v1/admin/me/totp first.');
-    const step = operatorTotpStep(pending, code, Date.now());
-    if (step === null) throw new UnauthorizedError('Wrong code: check the authenticator app and try again.');
-    await store.updateOperator(actor.operator.id, { totp_secret: pending, totp_pending: null, totp_last_step: step });
+    const id = actor.operator.id;
+    if (!actor.operator.totp_pending) throw new ConflictError('No enrolment under way: POST /v1/admin/me/totp first.');
+    const pending = store.secrets.read(id, actor.operator.totp_pending);
+    const step = pending === null ? null : operatorTotpStep(pending.secret, code, Date.now());
+    if (pending === null || step === null) throw new UnauthorizedError('Wrong code: check the authenticator app and try again.');
+    await store.updateOperator(id, { totp_secret: store.secrets.seal(id, pending.secret), totp_pending: null, totp_last_step: step });
     res.json({ operator: operatorView(await find(actor.operator.id)) });
   });
 

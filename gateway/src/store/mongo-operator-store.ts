@@ -1,5 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import { ConflictError, ensureMongoIndex, loadMongodb } from '@plinth/shared';
+import { ConflictError, ensureMongoIndex, loadMongodb, migrateMongo } from '@plinth/shared';
+import type { OperatorSecrets } from '../operators/operator-secrets';
+import { mongoOperatorMigrations, OPERATORS_COMPONENT } from './operator-data-version';
 import type { AuditEntry, AuditQuery, OperatorPatch, OperatorRecord, OperatorSessionRecord, OperatorStore } from './operator-store';
 
 type Doc<T extends { id: string }> = Omit<T, 'id'> & { _id: string };
@@ -16,19 +18,29 @@ function toDoc<T extends { id: string }>(r: T): Doc<T> {
   return { _id: id, ...rest } as unknown as Doc<T>;
 }
 
-/** OperatorStore on MongoDB (cluster mode), beside MongoProjectStore's collections. */
+const OPERATORS = 'gateway_operators';
+
+/**
+ * OperatorStore on MongoDB (cluster mode), beside MongoProjectStore's collections; `init()` brings
+ * them to the operators' data version (operator-data-version.ts) before it creates the indexes.
+ */
 export class MongoOperatorStore implements OperatorStore {
   private readonly operators: Collection<Doc<OperatorRecord>>;
   private readonly sessions: Collection<Doc<OperatorSessionRecord>>;
   private readonly audit: Collection<Doc<AuditEntry>>;
 
-  constructor(db: Db) {
-    this.operators = db.collection('gateway_operators');
+  constructor(
+    private readonly db: Db,
+    readonly secrets: OperatorSecrets,
+  ) {
+    this.operators = db.collection(OPERATORS);
     this.sessions = db.collection('gateway_operator_sessions');
     this.audit = db.collection('gateway_audit_log');
   }
 
   async init(): Promise<void> {
+    // Before the indexes: an older release must not rebuild the indexes of a newer one's data.
+    await migrateMongo(this.db, { component: OPERATORS_COMPONENT, where: `MongoDB database "${this.db.databaseName}"`, migrations: mongoOperatorMigrations(this.secrets, OPERATORS) });
     await ensureMongoIndex(this.operators, { email: 1 }, { unique: true, name: 'email_unique' });
     await ensureMongoIndex(this.sessions, { token_hash: 1 }, { unique: true, name: 'token_unique' });
     await ensureMongoIndex(this.sessions, { operator_id: 1 }, { name: 'operator' });

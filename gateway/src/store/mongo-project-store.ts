@@ -1,5 +1,6 @@
 import type { ClientSession, Collection, Db, MongoServerError, TransactionOptions } from 'mongodb';
 import { ConflictError, ensureMongoIndex, loadMongodb, migrateMongo, transactionOptions, type ProjectId } from '@plinth/shared';
+import { OperatorSecrets } from '../operators/operator-secrets';
 import { MongoOperatorStore } from './mongo-operator-store';
 import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
 
@@ -51,17 +52,23 @@ export class MongoProjectStore implements ProjectStore {
   private readonly transactionOptions: TransactionOptions;
   readonly operators: MongoOperatorStore;
 
-  /** `commitTimeoutMs`: maxCommitTimeMS of every transaction (default 5 s). */
+  private readonly onClose: () => Promise<void>;
+
+  /**
+   * `internalSecret`: the deployment's PLINTH_INTERNAL_SECRET (the key sealing operators' TOTP
+   * secrets derives from it); `commitTimeoutMs`: maxCommitTimeMS of every transaction (default
+   * 5 s); `onClose`: what close() does (releases the client).
+   */
   constructor(
     private readonly db: Db,
-    private readonly onClose: () => Promise<void> = async () => {},
-    options: { commitTimeoutMs?: number } = {},
+    options: { internalSecret: string; commitTimeoutMs?: number; onClose?: () => Promise<void> },
   ) {
+    this.onClose = options.onClose ?? (async () => {});
     this.transactionOptions = transactionOptions(options.commitTimeoutMs, WRITE.writeConcern);
     this.projects = db.collection<ProjectDoc>('gateway_projects');
     this.keys = db.collection<KeyDoc>('gateway_api_keys');
     this.purges = db.collection<PurgeDoc>('gateway_project_purges');
-    this.operators = new MongoOperatorStore(db);
+    this.operators = new MongoOperatorStore(db, new OperatorSecrets(options.internalSecret));
   }
 
   async init(): Promise<this> {

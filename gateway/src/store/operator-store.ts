@@ -1,4 +1,5 @@
 import type { AuditEntry } from '@plinth/protocol';
+import type { OperatorSecrets } from '../operators/operator-secrets';
 
 /** The roles of named operators (docs/operators.md "Operators, roles and sessions"): each includes the one below. */
 export const OPERATOR_ROLES = ['viewer', 'admin', 'owner'] as const;
@@ -12,9 +13,9 @@ export interface OperatorRecord {
   role: OperatorRole;
   status: 'active' | 'disabled';
   password_hash: string;
-  /** Base32 TOTP secret once enrolment was confirmed; null without a second factor. */
+  /** The TOTP secret once enrolment was confirmed, sealed (OperatorSecrets); null without a second factor. */
   totp_secret: string | null;
-  /** A secret handed out by enrolment and not yet confirmed with a code. */
+  /** A secret handed out by enrolment and not yet confirmed with a code, sealed like totp_secret. */
   totp_pending: string | null;
   /** The last TOTP time step accepted (a code is never accepted twice). */
   totp_last_step: number | null;
@@ -58,6 +59,9 @@ export interface AuditQuery {
  * gateway/test/operator-store.contract.ts).
  */
 export interface OperatorStore {
+  /** Seals and opens the TOTP secrets this store keeps (the key its data-version migration sealed them with). */
+  readonly secrets: OperatorSecrets;
+
   /** Throws ConflictError when the e-mail is taken. */
   createOperator(op: OperatorRecord): Promise<void>;
   getOperator(id: string): Promise<OperatorRecord | null>;

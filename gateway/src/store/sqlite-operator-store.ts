@@ -1,6 +1,9 @@
-import { ConflictError, isSqliteUniqueViolation, type SqliteDatabase } from '@plinth/shared';
+import { ConflictError, isSqliteUniqueViolation, migrateSqlite, type SqliteDatabase } from '@plinth/shared';
+import type { OperatorSecrets } from '../operators/operator-secrets';
+import { OPERATORS_COMPONENT, sqliteOperatorMigrations } from './operator-data-version';
 import type { AuditEntry, AuditQuery, OperatorPatch, OperatorRecord, OperatorSessionRecord, OperatorStore } from './operator-store';
 
+/** The tables as they were before the operators' data version 1 (its baseline). */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS operators (
   id TEXT PRIMARY KEY,
@@ -40,12 +43,18 @@ CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log(at);
 
 const PATCHABLE = ['role', 'status', 'password_hash', 'totp_secret', 'totp_pending', 'totp_last_step'] as const;
 
-/** OperatorStore on the SQLite database of SqliteProjectStore (`gateway.db`). */
+/**
+ * OperatorStore on the SQLite database of SqliteProjectStore (`gateway.db`), brought to the
+ * operators' data version (operator-data-version.ts) when it opens.
+ */
 export class SqliteOperatorStore implements OperatorStore {
   private readonly stmt;
 
-  constructor(private readonly db: SqliteDatabase) {
-    db.exec(SCHEMA);
+  constructor(
+    private readonly db: SqliteDatabase,
+    readonly secrets: OperatorSecrets,
+  ) {
+    migrateSqlite(db, { component: OPERATORS_COMPONENT, where: db.name, baseline: (d) => d.exec(SCHEMA), migrations: sqliteOperatorMigrations(secrets) });
     this.stmt = {
       insertOperator: db.prepare(
         `INSERT INTO operators (id, email, role, status, password_hash, totp_secret, totp_pending, totp_last_step, created_at)

@@ -1,4 +1,5 @@
 import { ConflictError, isSqliteUniqueViolation, migrateSqlite, openSqlite, type ProjectId, type SqliteDatabase } from '@plinth/shared';
+import { OperatorSecrets } from '../operators/operator-secrets';
 import { SqliteOperatorStore } from './sqlite-operator-store';
 import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
 
@@ -25,16 +26,19 @@ CREATE TABLE IF NOT EXISTS project_purges (
 
 type KeyRow = Omit<ApiKeyRecord, 'project'> & { project: string };
 
-/** ProjectStore on SQLite (standalone mode). `file` may be `:memory:`. */
+/**
+ * ProjectStore on SQLite (standalone mode). `file` may be `:memory:`. `internalSecret`: the
+ * deployment's PLINTH_INTERNAL_SECRET, from which the key sealing operators' TOTP secrets derives.
+ */
 export class SqliteProjectStore implements ProjectStore {
   private readonly db: SqliteDatabase;
   private readonly stmt;
   readonly operators: SqliteOperatorStore;
 
-  constructor(file: string) {
+  constructor(file: string, opts: { internalSecret: string }) {
     this.db = openSqlite(file);
     migrateSqlite(this.db, { component: 'gateway', where: file, baseline: (db) => db.exec(SCHEMA), migrations: [] });
-    this.operators = new SqliteOperatorStore(this.db);
+    this.operators = new SqliteOperatorStore(this.db, new OperatorSecrets(opts.internalSecret));
     this.stmt = {
       insertProject: this.db.prepare('INSERT INTO projects (id, name, created_at) VALUES (@id, @name, @created_at)'),
       getProject: this.db.prepare('SELECT id, name, created_at FROM projects WHERE id = ?'),
