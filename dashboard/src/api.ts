@@ -89,17 +89,8 @@ export interface Collection {
 
 export type Json = JsonValue;
 
-export interface Project {
-  id: string;
-  name: string;
-  created_at: string;
-}
-export interface KeyView {
-  id: string;
-  kind: 'public' | 'secret';
-  prefix: string;
-  created_at: string;
-}
+/** A project and its keys as the operator API shows them (never a key's value). */
+export type { Project, ProjectKey as KeyView } from '@plinth/protocol';
 
 /** One audit entry (docs/operators.md "The audit log"). */
 export type { AuditEntry } from '@plinth/protocol';
