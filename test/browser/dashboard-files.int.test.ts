@@ -9,8 +9,8 @@ import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
-import { signInToDashboard } from './support/dashboard-sign-in';
-import { launchChromium, type LaunchedChromium } from './support/chromium';
+import { openDashboard } from './support/dashboard-sign-in';
+import type { LaunchedChromium } from './support/chromium';
 
 describe('dashboard file fields in headless Chromium', () => {
   let t: TestPlinth;
@@ -29,10 +29,7 @@ describe('dashboard file fields in headless Chromium', () => {
     };
     expect((await projectCall(p, 'POST', '/collections', { key: p.secretKey, body: photos })).status).toBe(201);
     png = await sharp({ create: { width: 120, height: 80, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer();
-    chromium = await launchChromium({ width: 1280, height: 800 });
-    page = await chromium.browser.newPage();
-    page.setDefaultTimeout(8000);
-    await signInToDashboard(page, base, p, 'Collections');
+    ({ chromium, page } = await openDashboard(base, p, 'Collections'));
   }, 60_000);
 
   afterAll(async () => {

@@ -14,8 +14,8 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { enableAuth, projectCall, type ProjectAccess } from '../e2e/support/api';
-import { signInToDashboard } from './support/dashboard-sign-in';
-import { launchChromium, type LaunchedChromium } from './support/chromium';
+import { openDashboard } from './support/dashboard-sign-in';
+import type { LaunchedChromium } from './support/chromium';
 
 const PASSWORD = 'first user password';
 /** Where the 375 px screenshots go (git-ignored). */
@@ -38,10 +38,7 @@ describe('dashboard forms in headless Chromium', () => {
       body: { name: 'items', fields: { title: { type: 'text', required: true }, n: { type: 'integer' }, tags: { type: 'list' } } },
     });
     expect(made.status).toBe(201);
-    chromium = await launchChromium({ width: 1280, height: 800 });
-    page = await chromium.browser.newPage();
-    page.setDefaultTimeout(8000);
-    await signInToDashboard(page, base, p, 'Collections');
+    ({ chromium, page } = await openDashboard(base, p, 'Collections'));
   }, 60_000);
 
   afterAll(async () => {

@@ -7,8 +7,8 @@ import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { enableAuth, projectCall, type ProjectAccess, type SessionBody } from '../e2e/support/api';
-import { signInToDashboard } from './support/dashboard-sign-in';
-import { launchChromium, type LaunchedChromium } from './support/chromium';
+import { openDashboard } from './support/dashboard-sign-in';
+import type { LaunchedChromium } from './support/chromium';
 
 const EMAIL = 'two-factor@dashboard.example';
 const PASSWORD = 'dashboard two factor password';
@@ -30,10 +30,7 @@ describe('dashboard: a user\'s second factors', () => {
     const code = TOTP.generate({ secret: Secret.fromBase32(enroll.body.secret) });
     const confirm = await projectCall(p, 'POST', '/auth/mfa/totp/confirm', { key: p.publicKey, userToken: token, body: { code } });
     expect(confirm.status).toBe(200);
-    chromium = await launchChromium({ width: 1280, height: 800 });
-    page = await chromium.browser.newPage();
-    page.setDefaultTimeout(8000);
-    await signInToDashboard(page, base, p, 'Users');
+    ({ chromium, page } = await openDashboard(base, p, 'Users'));
   }, 60_000);
 
   afterAll(async () => {

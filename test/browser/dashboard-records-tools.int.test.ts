@@ -14,8 +14,8 @@ import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
-import { signInToDashboard } from './support/dashboard-sign-in';
-import { launchChromium, type LaunchedChromium } from './support/chromium';
+import { openDashboard } from './support/dashboard-sign-in';
+import type { LaunchedChromium } from './support/chromium';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -100,10 +100,7 @@ describe('dashboard records: inline edit, CSV export, API preview in headless Ch
     }
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-api-preview-'));
-    chromium = await launchChromium({ width: 1280, height: 900 });
-    page = await chromium.browser.newPage();
-    page.setDefaultTimeout(8000);
-    await signInToDashboard(page, base, p, 'Collections');
+    ({ chromium, page } = await openDashboard(base, p, 'Collections', { width: 1280, height: 900 }));
     await page.click('header nav a:text-is("Collections")');
     await page.click('tr:has(td:text-is("notes")) a:text-is("Records")');
     await page.waitForSelector('text=6 records');

@@ -7,8 +7,8 @@
 import type { Page } from 'playwright-core';
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
-import { signInToDashboard } from './support/dashboard-sign-in';
-import { launchChromium, type LaunchedChromium } from './support/chromium';
+import { openDashboard } from './support/dashboard-sign-in';
+import type { LaunchedChromium } from './support/chromium';
 
 describe('dashboard relations in headless Chromium', () => {
   let t: TestPlinth;
@@ -31,10 +31,7 @@ describe('dashboard relations in headless Chromium', () => {
       const made = await projectCall<{ record: { id: string } }>(p, 'POST', '/collections/people/records', { key: p.secretKey, body: { data: { name } } });
       people.push(made.body.record.id);
     }
-    chromium = await launchChromium({ width: 1280, height: 800 });
-    page = await chromium.browser.newPage();
-    page.setDefaultTimeout(8000);
-    await signInToDashboard(page, base, p, 'Collections');
+    ({ chromium, page } = await openDashboard(base, p, 'Collections'));
   }, 60_000);
 
   afterAll(async () => {

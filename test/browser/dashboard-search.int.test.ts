@@ -7,8 +7,8 @@
 import type { Page } from 'playwright-core';
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
-import { signInToDashboard } from './support/dashboard-sign-in';
-import { launchChromium, type LaunchedChromium } from './support/chromium';
+import { openDashboard } from './support/dashboard-sign-in';
+import type { LaunchedChromium } from './support/chromium';
 
 describe('dashboard records: counts and search in headless Chromium', () => {
   let t: TestPlinth;
@@ -25,10 +25,7 @@ describe('dashboard records: counts and search in headless Chromium', () => {
     for (const [title, n] of [['Rust basics', 1], ['Advanced Rust: rust macros', 2], ['Go channels', 3]] as const) {
       expect((await projectCall(p, 'POST', '/collections/posts/records', { key: p.secretKey, body: { data: { title, n } } })).status).toBe(201);
     }
-    chromium = await launchChromium({ width: 1280, height: 800 });
-    page = await chromium.browser.newPage();
-    page.setDefaultTimeout(8000);
-    await signInToDashboard(page, base, p, 'Collections');
+    ({ chromium, page } = await openDashboard(base, p, 'Collections'));
   }, 60_000);
 
   afterAll(async () => {

@@ -7,8 +7,8 @@ import type { Page } from 'playwright-core';
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
 import { startWebhookReceiver, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
-import { signInToDashboard } from './support/dashboard-sign-in';
-import { launchChromium, type LaunchedChromium } from './support/chromium';
+import { openDashboard } from './support/dashboard-sign-in';
+import type { LaunchedChromium } from './support/chromium';
 
 describe('dashboard webhooks in headless Chromium', () => {
   let t: TestPlinth;
@@ -25,10 +25,7 @@ describe('dashboard webhooks in headless Chromium', () => {
     const base = await t.url();
     p = { url: base, id: t.project.id, publicKey: t.project.publicKey, secretKey: t.project.secretKey };
     expect((await projectCall(p, 'POST', '/collections', { key: p.secretKey, body: { name: 'orders', fields: { n: { type: 'integer' } } } })).status).toBe(201);
-    chromium = await launchChromium({ width: 1280, height: 800 });
-    page = await chromium.browser.newPage();
-    page.setDefaultTimeout(8000);
-    await signInToDashboard(page, base, p, 'Webhooks');
+    ({ chromium, page } = await openDashboard(base, p, 'Webhooks'));
   }, 60_000);
 
   afterAll(async () => {

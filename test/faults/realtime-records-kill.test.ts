@@ -1,7 +1,7 @@
-import { startCluster, type Cluster } from '@plinth/testing/cluster';
+import type { Cluster } from '@plinth/testing/cluster';
 import type { ProjectAccess } from '../e2e/support/api';
 import { OwnRedis } from './support/own-redis';
-import { createFeed, outcome, ResumingSubscriber, startWriters, storedFeed, until } from './support/realtime-convergence';
+import { expectConverged, ResumingSubscriber, startFeedCluster, startWriters, until } from './support/realtime-convergence';
 
 /**
  * Fault: records processes SIGKILLed while writes go on (2 records replicas, 20 kills, each
@@ -18,9 +18,7 @@ describe('realtime across SIGKILLs of records replicas (cluster, outbox relay)',
 
   beforeAll(async () => {
     redis = await OwnRedis.start();
-    cluster = await startCluster({ replicas: { realtime: 1, records: 2 }, env: { REDIS_URL: redis.url } });
-    p = { url: cluster.url, ...(await cluster.createProject('rtkill')) };
-    expect(await createFeed(p)).toBe(201);
+    ({ cluster, p } = await startFeedCluster({ replicas: { realtime: 1, records: 2 }, env: { REDIS_URL: redis.url } }, 'rtkill'));
   }, 120_000);
 
   afterAll(async () => {
@@ -49,12 +47,6 @@ describe('realtime across SIGKILLs of records replicas (cluster, outbox relay)',
     const before = writers.acknowledged.length;
     await until(() => writers.acknowledged.length >= before + 20);
     await writers.stop();
-    const expected = await storedFeed(p);
-    expect(writers.acknowledged.filter((id) => !expected.has(id))).toEqual([]);
-    for (const s of subs) {
-      const o = await outcome(s, expected);
-      expect({ missing: o.missing, extra: o.extra, duplicates: o.duplicates }).toEqual({ missing: [], extra: [], duplicates: 0 });
-      s.close();
-    }
+    await expectConverged(p, writers.acknowledged, subs);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
-import { startCluster, type Cluster } from '@plinth/testing/cluster';
+import type { Cluster } from '@plinth/testing/cluster';
 import type { ProjectAccess } from '../e2e/support/api';
 import { OwnRedis } from './support/own-redis';
-import { createFeed, outcome, ResumingSubscriber, startWriters, storedFeed, until } from './support/realtime-convergence';
+import { expectConverged, ResumingSubscriber, startFeedCluster, startWriters, until } from './support/realtime-convergence';
 
 /**
  * Fault: the cluster's Redis (the transport of change events) restarts EMPTY while ~200 writes a
@@ -18,9 +18,7 @@ describe('realtime across a Redis restarted empty (cluster, outbox relay)', () =
 
   beforeAll(async () => {
     redis = await OwnRedis.start();
-    cluster = await startCluster({ replicas: { realtime: 1 }, env: { REDIS_URL: redis.url } });
-    p = { url: cluster.url, ...(await cluster.createProject('rtempty')) };
-    expect(await createFeed(p)).toBe(201);
+    ({ cluster, p } = await startFeedCluster({ replicas: { realtime: 1 }, env: { REDIS_URL: redis.url } }, 'rtempty'));
   }, 120_000);
 
   afterAll(async () => {
@@ -42,13 +40,6 @@ describe('realtime across a Redis restarted empty (cluster, outbox relay)', () =
     await subs[2]!.reconnect();
     await until(() => writers.acknowledged.length >= after + 400);
     await writers.stop();
-    const expected = await storedFeed(p);
-    // Every acknowledged write is stored.
-    expect(writers.acknowledged.filter((id) => !expected.has(id))).toEqual([]);
-    for (const s of subs) {
-      const o = await outcome(s, expected);
-      expect({ missing: o.missing, extra: o.extra, duplicates: o.duplicates }).toEqual({ missing: [], extra: [], duplicates: 0 });
-      s.close();
-    }
+    await expectConverged(p, writers.acknowledged, subs);
   }, 90_000);
 });

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { scanKeys, startCluster, type Cluster } from '@plinth/testing/cluster';
+import { scanKeys, type Cluster } from '@plinth/testing/cluster';
 import type { ProjectAccess } from '../e2e/support/api';
 import { OwnRedis } from './support/own-redis';
 import { TcpProxy } from './support/tcp-proxy';
-import { createFeed, outcome, ResumingSubscriber, startWriters, storedFeed, until } from './support/realtime-convergence';
+import { expectConverged, ResumingSubscriber, startFeedCluster, startWriters, until } from './support/realtime-convergence';
 
 /**
  * Fault: the cluster's Redis fails over to a replica that lags — it stopped receiving from its
@@ -37,9 +37,7 @@ describe('realtime across a failover to a lagging Redis replica (cluster, outbox
     const r = new Redis(replica.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
     await r.replicaof('127.0.0.1', replication.port);
     r.disconnect();
-    cluster = await startCluster({ replicas: { realtime: 1 }, env: { REDIS_URL: front.url } });
-    p = { url: cluster.url, ...(await cluster.createProject('rtfailover')) };
-    expect(await createFeed(p)).toBe(201);
+    ({ cluster, p } = await startFeedCluster({ replicas: { realtime: 1 }, env: { REDIS_URL: front.url } }, 'rtfailover'));
   }, 120_000);
 
   afterAll(async () => {
@@ -77,12 +75,6 @@ describe('realtime across a failover to a lagging Redis replica (cluster, outbox
     await subs[2]!.reconnect();
     await until(() => writers.acknowledged.length >= after + 300);
     await writers.stop();
-    const expected = await storedFeed(p);
-    expect(writers.acknowledged.filter((id) => !expected.has(id))).toEqual([]);
-    for (const s of subs) {
-      const o = await outcome(s, expected);
-      expect({ missing: o.missing, extra: o.extra, duplicates: o.duplicates }).toEqual({ missing: [], extra: [], duplicates: 0 });
-      s.close();
-    }
+    await expectConverged(p, writers.acknowledged, subs);
   }, 90_000);
 });

@@ -5,6 +5,7 @@
  * records as they are — from the events it was sent (each change once), or, having been told
  * `resync_required`, from the snapshot that followed and the events after it.
  */
+import { startCluster, type Cluster, type ClusterOptions } from '@plinth/testing/cluster';
 import { projectCall, type ProjectAccess } from '../../e2e/support/api';
 import { RtClient, type Msg } from '../../../services/realtime/test/support/rt-client';
 
@@ -181,4 +182,26 @@ export async function outcome(s: ResumingSubscriber, expected: Map<string, numbe
     duplicates: creates.length - new Set(creates).size,
     resynced: s.resynced(),
   };
+}
+
+/** A cluster started with `opts`, and a project `name` on it that has the `feed` collection. */
+export async function startFeedCluster(opts: ClusterOptions, name: string): Promise<{ cluster: Cluster; p: ProjectAccess }> {
+  const cluster = await startCluster(opts);
+  const p = { url: cluster.url, ...(await cluster.createProject(name)) };
+  expect(await createFeed(p)).toBe(201);
+  return { cluster, p };
+}
+
+/**
+ * Once the writes are over: every acknowledged write is stored, and each subscriber ends holding
+ * exactly the stored records, none missing, none extra, no create received twice. Closes them.
+ */
+export async function expectConverged(p: ProjectAccess, acknowledged: readonly string[], subs: readonly ResumingSubscriber[]): Promise<void> {
+  const expected = await storedFeed(p);
+  expect(acknowledged.filter((id) => !expected.has(id))).toEqual([]);
+  for (const s of subs) {
+    const o = await outcome(s, expected);
+    expect({ missing: o.missing, extra: o.extra, duplicates: o.duplicates }).toEqual({ missing: [], extra: [], duplicates: 0 });
+    s.close();
+  }
 }
