@@ -1,4 +1,3 @@
-import { createClient, type PlinthClient } from '../src';
 import { startSdkFixture, type SdkFixture } from './fixture';
 
 const PASSWORD = 'sdk anonymous password';
@@ -6,18 +5,12 @@ const PASSWORD = 'sdk anonymous password';
 /** Anonymous users through the SDK, against a real standalone Plinth. */
 describe('@plinth/client anonymous users', () => {
   let f: SdkFixture;
-  const clients: PlinthClient[] = [];
-  const client = () => {
-    const c = createClient({ url: f.url, project: f.project, key: f.pk });
-    clients.push(c);
-    return c;
-  };
+  const client = (opts: Parameters<SdkFixture['client']>[0] = {}) => f.client(opts);
 
   beforeAll(async () => {
     f = await startSdkFixture({ send_verification_on_signup: false, allow_anonymous: true });
   });
   afterAll(async () => {
-    for (const c of clients) c.close();
     await f.close();
   });
 

@@ -1,4 +1,4 @@
-import { createClient, PlinthError, ConflictError, memoryStorage, type AuthEvent, type PlinthClient, type SessionStorage } from '../src';
+import { PlinthError, ConflictError, memoryStorage, type AuthEvent, type SessionStorage } from '../src';
 import { startSdkFixture, type SdkFixture } from './fixture';
 import { startProxy } from './proxy';
 
@@ -7,12 +7,7 @@ const PASSWORD = 'sdk auth password';
 /** Auth through the SDK against a real standalone Plinth: every call, errors included. */
 describe('@plinth/client auth', () => {
   let f: SdkFixture;
-  const clients: PlinthClient[] = [];
-  const client = (opts: Partial<Parameters<typeof createClient>[0]> = {}) => {
-    const c = createClient({ url: f.url, project: f.project, key: f.pk, ...opts });
-    clients.push(c);
-    return c;
-  };
+  const client = (opts: Parameters<SdkFixture['client']>[0] = {}) => f.client(opts);
   const rawRefresh = (refresh_token: string) =>
     fetch(`${f.url}/v1/projects/${f.project}/auth/refresh`, {
       method: 'POST',
@@ -29,7 +24,6 @@ describe('@plinth/client auth', () => {
     });
   });
   afterAll(async () => {
-    for (const c of clients) c.close();
     await f.close();
   });
 

@@ -1,5 +1,6 @@
 /** A real standalone Plinth for the SDK's suites: Auth on, a few helpers a test needs. */
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
+import { createClient, type PlinthClient } from '../src';
 import { createAdminClient, type AdminClient } from '../src/admin';
 
 export interface SdkFixture {
@@ -9,8 +10,11 @@ export interface SdkFixture {
   pk: string;
   sk: string;
   admin: AdminClient;
+  /** A client of the project with its public key (`opts` added); `close()` closes it. */
+  client(opts?: Partial<Parameters<typeof createClient>[0]>): PlinthClient;
   /** Waits for the newest mail of `kind` to `to` in the dev mailbox and returns its data. */
   mail(to: string, kind: 'verify' | 'reset' | 'otp' | 'email-change' | 'email-changed'): Promise<{ token?: string; code?: string }>;
+  /** Closes the clients made with `client()`, then stops Plinth. */
   close(): Promise<void>;
 }
 
@@ -31,6 +35,7 @@ export async function startSdkFixture(authSettings: Record<string, unknown> = {}
   const admin = createAdminClient({ url, project, secretKey: t.project.secretKey });
   await admin.authSettings.update({ enabled: true, ...authSettings });
   const seen = new Set<string>();
+  const clients: PlinthClient[] = [];
   return {
     t,
     url,
@@ -38,6 +43,11 @@ export async function startSdkFixture(authSettings: Record<string, unknown> = {}
     pk: t.project.publicKey,
     sk: t.project.secretKey,
     admin,
+    client(opts = {}) {
+      const c = createClient({ url, project, key: t.project.publicKey, ...opts });
+      clients.push(c);
+      return c;
+    },
     async mail(to, kind) {
       const deadline = Date.now() + 10_000;
       while (Date.now() < deadline) {
@@ -54,6 +64,9 @@ export async function startSdkFixture(authSettings: Record<string, unknown> = {}
       }
       throw new Error(`no ${kind} mail to ${to}`);
     },
-    close: () => t.close(),
+    close: async () => {
+      for (const c of clients) c.close();
+      await t.close();
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { Secret, TOTP } from 'otpauth';
-import { createClient, MfaRequiredError, type PlinthClient } from '../src';
+import { MfaRequiredError } from '../src';
 import { startSdkFixture, type SdkFixture } from './fixture';
 
 const PASSWORD = 'sdk two factor password';
@@ -10,18 +10,12 @@ const aalOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1]!, '
 /** Two-factor sign-in through the SDK, against a real standalone Plinth. */
 describe('@plinth/client two-factor sign-in', () => {
   let f: SdkFixture;
-  const clients: PlinthClient[] = [];
-  const client = () => {
-    const c = createClient({ url: f.url, project: f.project, key: f.pk });
-    clients.push(c);
-    return c;
-  };
+  const client = (opts: Parameters<SdkFixture['client']>[0] = {}) => f.client(opts);
 
   beforeAll(async () => {
     f = await startSdkFixture({ send_verification_on_signup: false });
   });
   afterAll(async () => {
-    for (const c of clients) c.close();
     await f.close();
   });
 

@@ -1,5 +1,5 @@
 import { WebSocket } from 'ws';
-import { createClient, type PlinthClient, type RealtimeEvent } from '../src';
+import { type PlinthClient, type RealtimeEvent } from '../src';
 import { enableRealtime, type WebSocketConstructor } from '../src/realtime';
 import { startSdkFixture, type SdkFixture } from './fixture';
 import { startTcpProxy } from './tcp-proxy';
@@ -32,12 +32,7 @@ async function until(what: string, cond: () => boolean, ms = 15_000): Promise<vo
 /** Realtime through the SDK against a real standalone Plinth (gateway + realtime service). */
 describe('@plinth/client/realtime', () => {
   let f: SdkFixture;
-  const clients: PlinthClient[] = [];
-  const client = (opts: Partial<Parameters<typeof createClient>[0]> = {}) => {
-    const c = createClient({ url: f.url, project: f.project, key: f.pk, ...opts });
-    clients.push(c);
-    return c;
-  };
+  const client = (opts: Parameters<SdkFixture['client']>[0] = {}) => f.client(opts);
   let writer: PlinthClient;
   let writerId: string;
 
@@ -52,7 +47,6 @@ describe('@plinth/client/realtime', () => {
     writerId = (await writer.auth.signUp({ email: 'rt-writer@example.com', password: 'realtime password' })).user.id;
   });
   afterAll(async () => {
-    for (const c of clients) c.close();
     await f.close();
   });
 

@@ -1,4 +1,4 @@
-import { createClient, PlinthError, type PlinthClient } from '../src';
+import { PlinthError } from '../src';
 import { startSdkFixture, type SdkFixture } from './fixture';
 
 const PASSWORD = 'self service password';
@@ -6,12 +6,7 @@ const PASSWORD = 'self service password';
 /** The signed-in user's own account through the SDK, against a real standalone Plinth. */
 describe('@plinth/client auth self-service', () => {
   let f: SdkFixture;
-  const clients: PlinthClient[] = [];
-  const client = () => {
-    const c = createClient({ url: f.url, project: f.project, key: f.pk });
-    clients.push(c);
-    return c;
-  };
+  const client = (opts: Parameters<SdkFixture['client']>[0] = {}) => f.client(opts);
   const rawRefresh = async (refresh_token: string) =>
     (
       await fetch(`${f.url}/v1/projects/${f.project}/auth/refresh`, {
@@ -25,7 +20,6 @@ describe('@plinth/client auth self-service', () => {
     f = await startSdkFixture({ send_verification_on_signup: false });
   });
   afterAll(async () => {
-    for (const c of clients) c.close();
     await f.close();
   });
 
