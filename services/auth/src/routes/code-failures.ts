@@ -1,5 +1,6 @@
-import { MemoryStore, type Options, type Store } from 'express-rate-limit';
-import { ForbiddenError, RateLimitedError, UnauthorizedError, type ProjectId } from '@plinth/shared';
+import type { Store } from 'express-rate-limit';
+import { ForbiddenError, UnauthorizedError, type ProjectId } from '@plinth/shared';
+import { FailureCount } from './failure-count';
 
 /**
  * Wrong sign-in codes, counted per (client address, e-mail) (docs/auth.md "Limits"). Each
@@ -9,20 +10,11 @@ import { ForbiddenError, RateLimitedError, UnauthorizedError, type ProjectId } f
  * redeemed by its owner from another address is never refused because of someone else's guesses.
  */
 export class CodeFailures {
-  private readonly ready: Promise<void>;
-
-  constructor(
-    private readonly store: Store,
-    private readonly limit: number,
-    private readonly windowMs: number,
-  ) {
-    // Stores read only `windowMs` from the options (MemoryStore, rate-limit-redis, SQLite).
-    this.ready = Promise.resolve(store.init?.({ windowMs } as Options));
-  }
+  private constructor(private readonly failures: FailureCount) {}
 
   /** A budget backed by an express-rate-limit store (in-memory when none is given). */
   static create(store: Store | undefined, limit: number, windowMs: number): CodeFailures {
-    return new CodeFailures(store ?? new MemoryStore(), limit, windowMs);
+    return new CodeFailures(FailureCount.create(store, limit, windowMs));
   }
 
   /**
@@ -30,19 +22,16 @@ export class CodeFailures {
    * budget (then 429 with Retry-After). Only wrong codes stay counted.
    */
   async guard<T>(project: ProjectId, address: string, email: string, attempt: () => Promise<T>): Promise<T> {
-    await this.ready;
+    await this.failures.ready;
     const key = `${project}:${address}:${email}`;
-    const info = await this.store.increment(key);
-    if (info.totalHits > this.limit) {
-      const reset = info.resetTime?.getTime() ?? Date.now() + this.windowMs;
-      throw new RateLimitedError(Math.max(1, Math.ceil((reset - Date.now()) / 1000)));
-    }
+    const refused = await this.failures.add(key);
+    if (refused) throw refused;
     try {
       const result = await attempt();
-      await this.store.decrement(key);
+      await this.failures.giveBack(key);
       return result;
     } catch (err) {
-      if (!(err instanceof UnauthorizedError || err instanceof ForbiddenError)) await this.store.decrement(key);
+      if (!(err instanceof UnauthorizedError || err instanceof ForbiddenError)) await this.failures.giveBack(key);
       throw err;
     }
   }

@@ -1,5 +1,6 @@
-import { MemoryStore, type Options, type Store } from 'express-rate-limit';
-import { ForbiddenError, RateLimitedError, UnauthorizedError, type ProjectId } from '@plinth/shared';
+import type { Store } from 'express-rate-limit';
+import { ForbiddenError, UnauthorizedError, type ProjectId } from '@plinth/shared';
+import { FailureCount } from './failure-count';
 
 /**
  * The per-e-mail sign-in limit, counting failures only (docs/auth.md "Rate limits"). A correct
@@ -8,20 +9,11 @@ import { ForbiddenError, RateLimitedError, UnauthorizedError, type ProjectId } f
  * per-IP limit is a separate middleware and applies to every request.
  */
 export class SignInFailures {
-  private readonly ready: Promise<void>;
-
-  constructor(
-    private readonly store: Store,
-    private readonly limit: number,
-    private readonly windowMs: number,
-  ) {
-    // Stores read only `windowMs` from the options (MemoryStore, rate-limit-redis).
-    this.ready = Promise.resolve(store.init?.({ windowMs } as Options));
-  }
+  private constructor(private readonly failures: FailureCount) {}
 
   /** A failure budget backed by an express-rate-limit store (in-memory when none is given). */
   static create(store: Store | undefined, limit: number, windowMs: number): SignInFailures {
-    return new SignInFailures(store ?? new MemoryStore(), limit, windowMs);
+    return new SignInFailures(FailureCount.create(store, limit, windowMs));
   }
 
   /**
@@ -30,19 +22,13 @@ export class SignInFailures {
    * a succeeding attempt always succeeds.
    */
   async guard<T>(project: ProjectId, email: string, attempt: () => Promise<T>): Promise<T> {
-    await this.ready;
+    await this.failures.ready;
     try {
       return await attempt();
     } catch (err) {
       // Bad credentials at sign-in (401) or a wrong proof on a self-service endpoint (403).
       if (!(err instanceof UnauthorizedError || err instanceof ForbiddenError)) throw err;
-      const key = `${project}:${email}`;
-      const info = await this.store.increment(key);
-      if (info.totalHits > this.limit) {
-        const reset = info.resetTime?.getTime() ?? Date.now() + this.windowMs;
-        throw new RateLimitedError(Math.max(1, Math.ceil((reset - Date.now()) / 1000)));
-      }
-      throw err;
+      throw (await this.failures.add(`${project}:${email}`)) ?? err;
     }
   }
 }
