@@ -10,7 +10,7 @@
  * member or a mongos — Plinth's transactions need one, and a standalone mongod would otherwise
  * start, report ready and then fail those requests.
  */
-import type { MongoClient, TransactionOptions, WriteConcernSettings } from 'mongodb';
+import type { ClientSession, MongoClient, TransactionOptions, WriteConcernSettings } from 'mongodb';
 import { StartupError } from './startup';
 
 /**
@@ -44,6 +44,20 @@ export const SERVER_SELECTION_TIMEOUT_MS = 5_000;
  */
 export function transactionOptions(commitTimeoutMs: number = DEFAULT_COMMIT_TIMEOUT_MS, writeConcern: WriteConcernSettings = MONGO_MAJORITY): TransactionOptions {
   return { writeConcern, readConcern: { level: 'snapshot' }, readPreference: 'primary', maxCommitTimeMS: commitTimeoutMs };
+}
+
+/**
+ * Runs `fn` in a transaction of a session of its own, with `options` (transactionOptions): the
+ * driver's `withTransaction` runs it again on a transient error and retries an unknown commit.
+ * The session ends either way.
+ */
+export async function inMongoTransaction<T>(client: MongoClient, options: TransactionOptions, fn: (session: ClientSession) => Promise<T>): Promise<T> {
+  const session = client.startSession();
+  try {
+    return await session.withTransaction(() => fn(session), options);
+  } finally {
+    await session.endSession();
+  }
 }
 
 /** Names the server must have answered `hello` with for transactions to work. */

@@ -1,5 +1,5 @@
 import type { ClientSession, Collection, Db, MongoServerError, TransactionOptions } from 'mongodb';
-import { ConflictError, ensureMongoIndex, loadMongodb, migrateMongo, transactionOptions, type ProjectId } from '@plinth/shared';
+import { ConflictError, ensureMongoIndex, inMongoTransaction, loadMongodb, migrateMongo, transactionOptions, type ProjectId } from '@plinth/shared';
 import { OperatorSecrets } from '../operators/operator-secrets';
 import { MongoOperatorStore } from './mongo-operator-store';
 import { purgingError, type ApiKeyRecord, type ProjectRecord, type ProjectStore } from './project-store';
@@ -146,13 +146,8 @@ export class MongoProjectStore implements ProjectStore {
     }
   }
 
-  private async transaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
-    const session = this.db.client.startSession();
-    try {
-      return await session.withTransaction(() => fn(session), this.transactionOptions);
-    } finally {
-      await session.endSession();
-    }
+  private transaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
+    return inMongoTransaction(this.db.client, this.transactionOptions, fn);
   }
 
   async listKeys(project: ProjectId): Promise<ApiKeyRecord[]> {

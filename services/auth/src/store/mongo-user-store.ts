@@ -1,5 +1,5 @@
 import type { ClientSession, Collection, Db, MongoServerError, TransactionOptions } from 'mongodb';
-import { ensureMongoIndex, MONGO_MAJORITY, loadMongodb, migrateMongo, transactionOptions, UnavailableError, type ProjectId } from '@plinth/shared';
+import { ensureMongoIndex, inMongoTransaction, MONGO_MAJORITY, loadMongodb, migrateMongo, transactionOptions, UnavailableError, type ProjectId } from '@plinth/shared';
 import type { AuthSettings } from '../domain/auth-settings';
 import { MongoIdentities } from './mongo-identities';
 import type {
@@ -126,13 +126,8 @@ export class MongoUserStore implements UserStore {
     return store;
   }
 
-  private async transaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
-    const session = this.db.client.startSession();
-    try {
-      return await session.withTransaction(() => fn(session), this.transactionOptions);
-    } finally {
-      await session.endSession();
-    }
+  private transaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
+    return inMongoTransaction(this.db.client, this.transactionOptions, fn);
   }
 
   async createUser(project: ProjectId, user: UserRecord): Promise<void> {
