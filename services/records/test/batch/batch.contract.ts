@@ -95,6 +95,7 @@ export function describeBatchContract(name: string, open: () => Promise<{ store:
         [{ op: 'delete', collection: 'notes', id: 'rec_missing' }, 404, 'not_found'],
         [{ op: 'create', collection: 'notes', data: { owner: 'alice', slug: 'taken' } }, 409, 'conflict'],
         [{ op: 'create', collection: 'notes', data: { owner: 'alice', n: 'not a number' } }, 400, 'invalid_request'],
+        [{ op: 'create', collection: 'notes', data: { owner: 'alice', body: 'half a pair \ud800' } }, 400, 'invalid_request'], // not storable
         [{ op: 'create', collection: 'nowhere', data: {} }, 404, 'not_found'],
         [{ op: 'update', collection: 'notes', id: a.id, data: { body: 'y' } }, 400, 'invalid_request'], // a.id changed twice
       ];

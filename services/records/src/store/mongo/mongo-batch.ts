@@ -5,9 +5,8 @@
  */
 import { ConflictError, type ProjectId, type RecordDoc } from '@plinth/shared';
 import type { ClientSession, Collection as MongoCollection, Db, TransactionOptions, WriteConcernSettings } from 'mongodb';
-import { BATCH_KEY_SCOPE, BatchWriteError, type BatchApplied, type BatchIdempotency, type BatchWrite } from '../batch-write';
+import { assertBatchStorable, BATCH_KEY_SCOPE, BatchWriteError, type BatchApplied, type BatchIdempotency, type BatchWrite } from '../batch-write';
 import { splitRecord } from '../record-shape';
-import { assertStorable } from '../storable';
 import { uniqueConflict } from '../unique-conflict';
 import { isDuplicateKey, reportedField } from './mongo-collections';
 import type { RecordDocument } from './mongo-filter';
@@ -32,14 +31,7 @@ interface KeyDocument {
 }
 
 export async function applyMongoBatch(deps: MongoBatchDeps, project: ProjectId, writes: BatchWrite[], idempotency?: BatchIdempotency): Promise<BatchApplied> {
-  writes.forEach((w, i) => {
-    if (w.op === 'delete') return;
-    try {
-      assertStorable(w.record);
-    } catch (err) {
-      throw new BatchWriteError(i, err);
-    }
-  });
+  assertBatchStorable(writes);
   const session = deps.db.client.startSession();
   try {
     return await session.withTransaction(async (): Promise<BatchApplied> => {

@@ -5,9 +5,8 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { ProjectId, RecordDoc, SqliteDatabase, WriteRetry } from '@plinth/shared';
-import { BATCH_KEY_SCOPE, BatchWriteError, type BatchApplied, type BatchIdempotency, type BatchWrite } from '../batch-write';
+import { assertBatchStorable, BATCH_KEY_SCOPE, BatchWriteError, type BatchApplied, type BatchIdempotency, type BatchWrite } from '../batch-write';
 import { splitRecord } from '../record-shape';
-import { assertStorable } from '../storable';
 import type { SqliteIdempotencyKeys } from './sqlite-idempotency-keys';
 import { tableGone } from './sqlite-query-errors';
 import { firstTaken, translateUnique } from './sqlite-unique';
@@ -23,14 +22,7 @@ export interface SqliteBatchDeps {
 }
 
 export function applySqliteBatch(deps: SqliteBatchDeps, project: ProjectId, writes: BatchWrite[], idempotency?: BatchIdempotency): BatchApplied {
-  writes.forEach((w, i) => {
-    if (w.op === 'delete') return;
-    try {
-      assertStorable(w.record);
-    } catch (err) {
-      throw new BatchWriteError(i, err);
-    }
-  });
+  assertBatchStorable(writes);
   if (idempotency) deps.keys.purgeExpired(idempotency.claim.now);
   return deps.writes.run(() =>
     deps.db.transaction((): BatchApplied => {
