@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
-import { startWebhookReceiver, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
+import { startWebhookReceiver, TEST_WEBHOOK_ENV, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
 import { projectCall, type ProjectAccess } from '../e2e/support/api';
 import { openDashboard } from './support/dashboard-sign-in';
 import type { LaunchedChromium } from './support/chromium';
@@ -19,7 +19,7 @@ describe('dashboard webhooks in headless Chromium', () => {
 
   beforeAll(async () => {
     t = await startTestPlinth({
-      env: { PLINTH_WEBHOOK_ALLOW_HOSTS: '127.0.0.2', PLINTH_WEBHOOK_BACKOFF_MS: '20', PLINTH_WEBHOOK_RETRY_WINDOW_MS: '60', PLINTH_WEBHOOK_DISPATCH_MS: '20', PLINTH_WEBHOOK_POLL_MS: '10' },
+      env: { ...TEST_WEBHOOK_ENV, PLINTH_WEBHOOK_RETRY_WINDOW_MS: '60' },
     });
     r = await startWebhookReceiver();
     const base = await t.url();

@@ -1,5 +1,6 @@
 /** A real standalone Plinth for the SDK's suites: Auth on, a few helpers a test needs. */
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
+import { TEST_WEBHOOK_ENV } from '@plinth/testing/webhook-receiver';
 import { createClient, type PlinthClient } from '../src';
 import { createAdminClient, type AdminClient } from '../src/admin';
 
@@ -23,11 +24,8 @@ export async function startSdkFixture(authSettings: Record<string, unknown> = {}
     env: {
       PLINTH_MAIL_POLL_MS: '20',
       // Webhook receivers of the suites listen on 127.0.0.2; a failing delivery is dead after 3 quick attempts.
-      PLINTH_WEBHOOK_ALLOW_HOSTS: '127.0.0.2',
-      PLINTH_WEBHOOK_BACKOFF_MS: '20',
+      ...TEST_WEBHOOK_ENV,
       PLINTH_WEBHOOK_RETRY_WINDOW_MS: '60',
-      PLINTH_WEBHOOK_DISPATCH_MS: '20',
-      PLINTH_WEBHOOK_POLL_MS: '10',
     },
   });
   const url = await t.url();

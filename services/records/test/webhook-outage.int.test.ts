@@ -7,7 +7,7 @@
  * few seconds the receiver is down here are a 10-minute-or-more outage at production timing.
  */
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
-import { startWebhookReceiver, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
+import { startWebhookReceiver, TEST_WEBHOOK_ENV, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
 import { client, type Client } from './api/client';
 import { deliveriesOf, poll } from './api/webhook-support';
 
@@ -21,13 +21,7 @@ const deliveries = (hook: string, query = '') => deliveriesOf(api, hook, query);
 
 beforeAll(async () => {
   t = await startTestPlinth({
-    env: {
-      PLINTH_WEBHOOK_ALLOW_HOSTS: '127.0.0.2',
-      PLINTH_WEBHOOK_BACKOFF_MS: '20',
-      PLINTH_WEBHOOK_RETRY_WINDOW_MS: '60000',
-      PLINTH_WEBHOOK_DISPATCH_MS: '20',
-      PLINTH_WEBHOOK_POLL_MS: '10',
-    },
+    env: TEST_WEBHOOK_ENV,
   });
   api = client(t);
   await api.post('/collections', { name: 'wh_bulk', fields: { n: { type: 'integer' } }, rules: {} }).expect(201);

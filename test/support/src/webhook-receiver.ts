@@ -6,6 +6,19 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/**
+ * Webhook settings for a test server whose receivers are startWebhookReceiver's: deliveries to
+ * 127.0.0.2 allowed, the dispatcher and the queue polled every 20 and 10 ms, retries 20 ms apart
+ * (the default 5 s scaled down) for a window of 60 s. Spread and override what a suite needs.
+ */
+export const TEST_WEBHOOK_ENV = {
+  PLINTH_WEBHOOK_ALLOW_HOSTS: '127.0.0.2',
+  PLINTH_WEBHOOK_BACKOFF_MS: '20',
+  PLINTH_WEBHOOK_RETRY_WINDOW_MS: '60000',
+  PLINTH_WEBHOOK_DISPATCH_MS: '20',
+  PLINTH_WEBHOOK_POLL_MS: '10',
+} as const;
+
 export interface ReceivedWebhook {
   headers: Record<string, string>;
   body: string;

@@ -6,7 +6,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
-import { startWebhookReceiver, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
+import { startWebhookReceiver, TEST_WEBHOOK_ENV, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
 import { client, type Client } from './client';
 import { deliveriesOf, poll } from './webhook-support';
 
@@ -21,12 +21,9 @@ const deliveries = (hook: string, query = '') => deliveriesOf(api, hook, query);
 beforeAll(async () => {
   t = await startTestPlinth({
     env: {
-      PLINTH_WEBHOOK_ALLOW_HOSTS: '127.0.0.2',
-      PLINTH_WEBHOOK_BACKOFF_MS: '20',
+      ...TEST_WEBHOOK_ENV,
       // 20, 40, 80, 160 ms apart: 5 attempts, then a dead letter.
       PLINTH_WEBHOOK_RETRY_WINDOW_MS: '300',
-      PLINTH_WEBHOOK_DISPATCH_MS: '20',
-      PLINTH_WEBHOOK_POLL_MS: '10',
       PLINTH_WEBHOOK_DISABLE_AFTER: '3',
       PLINTH_OPERATOR_EMAIL: 'ops@example.com',
     },

@@ -9,7 +9,7 @@
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { startTestPlinth, type TestPlinth } from '@plinth/testing/harness';
-import { startWebhookReceiver, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
+import { startWebhookReceiver, TEST_WEBHOOK_ENV, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
 import { client, type Client } from './client';
 import { deliveriesOf, poll } from './webhook-support';
 
@@ -33,11 +33,7 @@ beforeAll(async () => {
   t = await startTestPlinth({
     env: {
       // Receivers listen on 127.0.0.2: allowed as written; 127.0.0.1 and names resolving to it are not.
-      PLINTH_WEBHOOK_ALLOW_HOSTS: '127.0.0.2',
-      PLINTH_WEBHOOK_BACKOFF_MS: '20',
-      PLINTH_WEBHOOK_RETRY_WINDOW_MS: '60000',
-      PLINTH_WEBHOOK_DISPATCH_MS: '20',
-      PLINTH_WEBHOOK_POLL_MS: '10',
+      ...TEST_WEBHOOK_ENV,
       PLINTH_WEBHOOK_TIMEOUT_MS: '3000',
     },
   });
