@@ -5,7 +5,7 @@
  * and the pruning of delivered deliveries.
  */
 import { asProjectId } from '@plinth/shared';
-import type { StoredWebhook, WebhookStore } from '../src/webhooks/webhook-store';
+import { newStoredWebhook, type StoredWebhook, type WebhookStore } from '../src/webhooks/webhook-store';
 
 const p = asProjectId('hooks-contract');
 const q = asProjectId('hooks-contract-other');
@@ -14,20 +14,8 @@ const T1 = '2026-01-01T00:00:01.000Z';
 const T2 = '2026-01-01T00:00:02.000Z';
 const T3 = '2026-01-01T00:00:03.000Z';
 
-const hook = (id: string, project = p, at = T0): StoredWebhook => ({
-  id,
-  project,
-  url: `https://example.com/${id}`,
-  events: ['record.created'],
-  collections: null,
-  secret: 'sealed',
-  enabled: true,
-  disabled_reason: null,
-  consecutive_failures: 0,
-  created_at: at,
-  updated_at: at,
-  enabled_at: at,
-});
+const hook = (id: string, project = p, at = T0): StoredWebhook =>
+  newStoredWebhook({ id, project, url: `https://example.com/${id}`, events: ['record.created'], collections: null, secret: 'sealed' }, at);
 
 export function describeWebhookStoreContract(name: string, open: () => Promise<{ store: WebhookStore; close: () => Promise<void> }>): void {
   describe(`webhook store contract: ${name}`, () => {

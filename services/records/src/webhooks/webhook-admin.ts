@@ -10,7 +10,7 @@ import {
   type WebhookQueue,
 } from '@plinth/shared';
 import { newSigningSecret, type WebhookSecrets } from './webhook-secrets';
-import type { DeliveryStatus, StoredWebhook, WebhookChanges, WebhookDelivery, WebhookStore } from './webhook-store';
+import { newStoredWebhook, type DeliveryStatus, type StoredWebhook, type WebhookChanges, type WebhookDelivery, type WebhookStore } from './webhook-store';
 import type { TargetPolicy } from './webhook-target';
 
 /** Webhooks per project. */
@@ -94,20 +94,7 @@ export class WebhookAdmin {
     const id = newId('wh_', now.getTime());
     const secret = newSigningSecret();
     const at = now.toISOString();
-    const hook: StoredWebhook = {
-      id,
-      project,
-      url,
-      events,
-      collections,
-      secret: this.secrets.seal(project, id, secret),
-      enabled: true,
-      disabled_reason: null,
-      consecutive_failures: 0,
-      created_at: at,
-      updated_at: at,
-      enabled_at: at,
-    };
+    const hook = newStoredWebhook({ id, project, url, events, collections, secret: this.secrets.seal(project, id, secret) }, at);
     await this.store.insert(hook);
     return { ...shown(hook), secret };
   }

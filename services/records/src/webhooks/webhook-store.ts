@@ -30,6 +30,11 @@ export interface StoredWebhook {
   enabled_at: string;
 }
 
+/** A webhook as registered at `at` (ISO): enabled, no failures, created, updated and enabled then. */
+export function newStoredWebhook(fields: Pick<StoredWebhook, 'id' | 'project' | 'url' | 'events' | 'collections' | 'secret'>, at: string): StoredWebhook {
+  return { ...fields, enabled: true, disabled_reason: null, consecutive_failures: 0, created_at: at, updated_at: at, enabled_at: at };
+}
+
 /** Delivery states and one event on its way to one webhook: the wire types. */
 export type { DeliveryStatus, WebhookDelivery } from '@plinth/protocol';
 

@@ -17,6 +17,7 @@ import { recordsConfigSchema } from '../../src/config';
 import { MongoRecordStore } from '../../src/store/mongo/mongo-record-store';
 import { MongoOutboxSource } from '../../src/store/mongo/mongo-outbox';
 import { MongoWebhookStore, MONGO_WEBHOOK_DELIVERIES, MONGO_WEBHOOKS } from '../../src/webhooks/mongo-webhook-store';
+import { newStoredWebhook } from '../../src/webhooks/webhook-store';
 import { WebhookSecrets } from '../../src/webhooks/webhook-secrets';
 import { buildWebhooks, type Webhooks } from '../../src/webhooks/webhooks';
 
@@ -50,20 +51,8 @@ beforeAll(async () => {
   webhooks = await buildWebhooks(config, logger, { queue, mongoDb: db });
   const at = new Date().toISOString();
   const hooks = new MongoWebhookStore(db);
-  await hooks.insert({
-    id: 'wh_mongo',
-    project,
-    url: receiver.url,
-    events: ['record.created', 'user.created'],
-    collections: null,
-    secret: new WebhookSecrets(SECRET).seal(project, 'wh_mongo', SIGNING),
-    enabled: true,
-    disabled_reason: null,
-    consecutive_failures: 0,
-    created_at: at,
-    updated_at: at,
-    enabled_at: at,
-  });
+  const secret = new WebhookSecrets(SECRET).seal(project, 'wh_mongo', SIGNING);
+  await hooks.insert(newStoredWebhook({ id: 'wh_mongo', project, url: receiver.url, events: ['record.created', 'user.created'], collections: null, secret }, at));
 });
 afterAll(async () => {
   await webhooks.close();
