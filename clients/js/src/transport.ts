@@ -32,14 +32,9 @@ export interface RequestSpec extends CallOptions {
   onHeaders?: (header: (name: string) => string | null) => void;
 }
 
-/** An answer, read whole: what `request` turns into a result or a `PlinthError`. */
-export interface RawAnswer {
-  status: number;
-  ok: boolean;
-  requestId: string | null;
-  text: string;
-  header(name: string): string | null;
-}
+import type { RawAnswer } from './raw-answer';
+
+export type { RawAnswer } from './raw-answer';
 
 /** The HTTP layer: one project, one key, JSON in and out, the error envelope turned into `PlinthError`. */
 export class Transport {

@@ -3,7 +3,7 @@
  * `fetch` has no upload progress events, XHR's `upload.onprogress` does.
  */
 import { PlinthError } from './errors';
-import type { RawAnswer } from './transport';
+import type { RawAnswer } from './raw-answer';
 
 /** The part of the DOM's XMLHttpRequest this uses (the SDK does not depend on DOM types). */
 interface XhrLike {

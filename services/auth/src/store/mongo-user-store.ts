@@ -18,7 +18,7 @@ import { AUTH_MONGO_MIGRATIONS } from './auth-migrations';
 import { MongoFactorStore } from './mongo-factor-store';
 import { MongoUserEvents } from './mongo-user-events';
 import { MongoMailOutbox } from './mongo-mail-outbox';
-import { userEvent } from './user-event-outbox';
+import { userEvent } from './user-event';
 
 /** `name_folded`: foldCase(display_name), what a search matches (regex case folding differs from SQLite's). */
 type UserDoc = UserRecord & { _id: string; project: string; name_folded?: string | null };

@@ -17,7 +17,7 @@ import { emailTakenError, foldCase, mailSlotKey, ONE_TIME_TOKEN_KINDS } from './
 import { deleteFactorsOfUser, FACTOR_TABLES, SqliteFactorStore } from './sqlite-factor-store';
 import { SqliteUserEvents } from './sqlite-user-events';
 import { SqliteMailOutbox } from './sqlite-mail-outbox';
-import { userEvent } from './user-event-outbox';
+import { userEvent } from './user-event';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS auth_users (

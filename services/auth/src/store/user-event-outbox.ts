@@ -1,6 +1,4 @@
-import { newId, type ProjectId, type WebhookEvent, type WebhookEventType } from '@plinth/shared';
-import { toPublicUser } from '../domain/public-user';
-import type { UserRecord } from './user-store';
+import type { ProjectId, WebhookEvent } from '@plinth/shared';
 
 /**
  * The user events' outbox (docs/webhooks.md "User events"): `user.created` and `user.deleted`
@@ -23,9 +21,4 @@ export interface UserEventOutbox {
   handedAfter(afterId: string, limit: number): Promise<OutboxUserEvent[]>;
   /** Deletes rows handed over before `before` (epoch ms); answers how many. */
   trim(before: number): Promise<number>;
-}
-
-/** The event of a user's create or delete, carrying the user as clients see it (never the hash). */
-export function userEvent(project: ProjectId, type: WebhookEventType, user: UserRecord, now: number): OutboxUserEvent {
-  return { project, event: { id: newId('evt_'), type, timestamp: new Date(now).toISOString(), data: { project, user: toPublicUser(user) } } };
 }

@@ -1,6 +1,5 @@
 import type { ChangeEventInput, Collection, JsonValue, RecordDoc } from '@plinth/shared';
 import type { IdempotencyClaim } from './idempotency-claim';
-import { assertStorable } from './storable';
 
 /**
  * One write of an atomic batch (docs/records.md "Batch writes"), as the store applies it: every
@@ -46,15 +45,3 @@ export class BatchWriteError extends Error {
 
 /** Idempotency keys of batches are kept under this name, which no collection can have. */
 export const BATCH_KEY_SCOPE = ':batch';
-
-/** Checks every record the batch writes can be stored (storable.ts) before anything is written; the first that cannot is a BatchWriteError. */
-export function assertBatchStorable(writes: readonly BatchWrite[]): void {
-  writes.forEach((w, i) => {
-    if (w.op === 'delete') return;
-    try {
-      assertStorable(w.record);
-    } catch (err) {
-      throw new BatchWriteError(i, err);
-    }
-  });
-}

@@ -7,6 +7,7 @@
  */
 import { InvalidRequestError, PayloadTooLargeError, unstorableJsonReason, type RecordDoc } from '@plinth/shared';
 import { BSON } from 'bson';
+import { BatchWriteError, type BatchWrite } from './batch-write';
 import { splitRecord } from './record-shape';
 
 /** MongoDB's document limit (16 MiB) less 64 KiB for the wrapping of an idempotency entry. */
@@ -22,4 +23,16 @@ export function assertStorable(record: RecordDoc): void {
   if (bytes > MAX_RECORD_BSON_BYTES) {
     throw new PayloadTooLargeError(`The record would take ${bytes} bytes; a record may take at most ${MAX_RECORD_BSON_BYTES}.`);
   }
+}
+
+/** Checks every record the batch writes can be stored before anything is written; the first that cannot is a BatchWriteError. */
+export function assertBatchStorable(writes: readonly BatchWrite[]): void {
+  writes.forEach((w, i) => {
+    if (w.op === 'delete') return;
+    try {
+      assertStorable(w.record);
+    } catch (err) {
+      throw new BatchWriteError(i, err);
+    }
+  });
 }

@@ -5,8 +5,9 @@
  */
 import { ConflictError, type ProjectId, type RecordDoc } from '@plinth/shared';
 import type { ClientSession, Collection as MongoCollection, Db, TransactionOptions, WriteConcernSettings } from 'mongodb';
-import { assertBatchStorable, BATCH_KEY_SCOPE, BatchWriteError, type BatchApplied, type BatchIdempotency, type BatchWrite } from '../batch-write';
+import { BATCH_KEY_SCOPE, BatchWriteError, type BatchApplied, type BatchIdempotency, type BatchWrite } from '../batch-write';
 import { splitRecord } from '../record-shape';
+import { assertBatchStorable } from '../storable';
 import { uniqueConflict } from '../unique-conflict';
 import { isDuplicateKey, reportedField } from './mongo-collections';
 import type { RecordDocument } from './mongo-filter';

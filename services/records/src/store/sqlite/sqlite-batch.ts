@@ -5,8 +5,9 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { ProjectId, RecordDoc, SqliteDatabase, WriteRetry } from '@plinth/shared';
-import { assertBatchStorable, BATCH_KEY_SCOPE, BatchWriteError, type BatchApplied, type BatchIdempotency, type BatchWrite } from '../batch-write';
+import { BATCH_KEY_SCOPE, BatchWriteError, type BatchApplied, type BatchIdempotency, type BatchWrite } from '../batch-write';
 import { splitRecord } from '../record-shape';
+import { assertBatchStorable } from '../storable';
 import type { SqliteIdempotencyKeys } from './sqlite-idempotency-keys';
 import { tableGone } from './sqlite-query-errors';
 import { firstTaken, translateUnique } from './sqlite-unique';
