@@ -1,6 +1,7 @@
 import { startCluster, type Cluster } from '@plinth/testing/cluster';
 import { enableAuth, projectCall, type ProjectAccess, type SessionBody } from '../e2e/support/api';
 import { OwnRedis } from './support/own-redis';
+import { createOwnerNotes, ownerNotes } from './support/owner-notes';
 
 /**
  * Fault: Redis comes back empty (a restart without persistence, a failover to a lagging replica,
@@ -17,11 +18,7 @@ describe('revocation when Redis loses its data', () => {
     cluster = await startCluster({ env: { REDIS_URL: redis.url } });
     p = { url: cluster.url, ...(await cluster.createProject('faults-revoke')) };
     await enableAuth(p, { send_verification_on_signup: false });
-    const notes = await projectCall(p, 'POST', '/collections', {
-      key: p.secretKey,
-      body: { name: 'notes', fields: { owner: { type: 'text', required: true } }, rules: { read: 'auth != null && record.owner == auth.uid' } },
-    });
-    expect(notes.status).toBe(201);
+    await createOwnerNotes(p);
   }, 60_000);
 
   afterAll(async () => {
@@ -29,21 +26,7 @@ describe('revocation when Redis loses its data', () => {
     await redis?.kill();
   });
 
-  const signUp = async (email: string) => {
-    const res = await projectCall<SessionBody>(p, 'POST', '/auth/signup', { key: p.publicKey, body: { email, password: 'correct horse 1' } });
-    expect(res.status).toBe(201);
-    return res.body;
-  };
-  const noteOf = async (userId: string) => {
-    const res = await projectCall<{ record: { id: string } }>(p, 'POST', '/collections/notes/records', {
-      key: p.secretKey,
-      body: { data: { owner: userId } },
-    });
-    expect(res.status).toBe(201);
-    return res.body.record.id;
-  };
-  const read = (id: string, token: string) =>
-    projectCall<{ error?: string }>(p, 'GET', `/collections/notes/records/${id}`, { key: p.publicKey, dbUserToken: token });
+  const { signUp, noteOf, read } = ownerNotes(() => p);
 
   it('refuses a signed-out user\'s access token on records after Redis restarts empty', async () => {
     const session = await signUp('gone@example.com');

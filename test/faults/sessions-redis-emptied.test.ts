@@ -2,6 +2,7 @@ import { startCluster, type Cluster } from '@plinth/testing/cluster';
 import { startWebhookReceiver, type WebhookReceiver } from '@plinth/testing/webhook-receiver';
 import { enableAuth, projectCall, type ProjectAccess, type SessionBody } from '../e2e/support/api';
 import { OwnRedis } from './support/own-redis';
+import { createOwnerNotes, ownerNotes } from './support/owner-notes';
 import { createFeed, outcome, ResumingSubscriber, storedFeed } from './support/realtime-convergence';
 
 /**
@@ -35,11 +36,7 @@ describe('sessions and realtime across a Redis restarted empty (cluster)', () =>
     });
     p = { url: cluster.url, ...(await cluster.createProject('rebuild')) };
     await enableAuth(p, { send_verification_on_signup: false });
-    const notes = await projectCall(p, 'POST', '/collections', {
-      key: p.secretKey,
-      body: { name: 'notes', fields: { owner: { type: 'text', required: true } }, rules: { read: 'auth != null && record.owner == auth.uid' } },
-    });
-    expect(notes.status).toBe(201);
+    await createOwnerNotes(p);
     expect(await createFeed(p)).toBe(201);
   }, 120_000);
 
@@ -49,17 +46,7 @@ describe('sessions and realtime across a Redis restarted empty (cluster)', () =>
     await redis?.kill();
   });
 
-  const signUp = async (email: string) => {
-    const res = await projectCall<SessionBody>(p, 'POST', '/auth/signup', { key: p.publicKey, body: { email, password: 'correct horse 1' } });
-    expect(res.status).toBe(201);
-    return res.body;
-  };
-  const noteOf = async (userId: string) => {
-    const res = await projectCall<{ record: { id: string } }>(p, 'POST', '/collections/notes/records', { key: p.secretKey, body: { data: { owner: userId } } });
-    expect(res.status).toBe(201);
-    return res.body.record.id;
-  };
-  const read = (id: string, token: string) => projectCall(p, 'GET', `/collections/notes/records/${id}`, { key: p.publicKey, dbUserToken: token });
+  const { signUp, noteOf, read } = ownerNotes(() => p);
   const me = (token: string) => projectCall<{ user?: { id: string } }>(p, 'GET', '/auth/user', { key: p.publicKey, userToken: token });
   const refresh = (token: string) => projectCall<SessionBody>(p, 'POST', '/auth/refresh', { key: p.publicKey, body: { refresh_token: token } });
   const writeFeed = async (n: number) => {

@@ -4,6 +4,7 @@ import { createMingoDb } from '@plinth/shared/testing/mingo-db';
 import { MongoRevocationLog } from '../src/store/mongo-revocation-log';
 import { MongoSessionFamilies } from '../src/store/mongo-session-families';
 import { RedisSessionStore } from '../src/store/redis-session-store';
+import type { RevocationLog } from '../src/store/revocation-log';
 import type { SessionFamilies } from '../src/store/session-families';
 import { SqliteRevocationLog } from '../src/store/sqlite-revocation-log';
 import { SqliteSessionFamilies } from '../src/store/sqlite-session-families';
@@ -25,16 +26,11 @@ describeSessionStoreContract('redis cache over SQLite (real server)', async () =
   };
 });
 
-// With the durable log (as the service runs it): every guarantee holds, and each revocation is logged.
-describeSessionStoreContract('redis cache over SQLite, with a revocation log', async () => {
+/** A Redis session cache over `durable` families and revocation `log`, as the service runs it; synced before it is used. */
+async function cacheOver(stores: () => Promise<{ durable: SessionFamilies; log: RevocationLog }>) {
   const redis = new Redis(TEST_REDIS_URL);
   const prefix = `test:${newId('auth_')}:`;
-  const store = new RedisSessionStore(redis, {
-    prefix,
-    durable: sqliteFamilies(),
-    log: new SqliteRevocationLog(openSqlite(':memory:')),
-    syncPrefix: `${prefix}revocations:`,
-  });
+  const store = new RedisSessionStore(redis, { prefix, ...(await stores()), syncPrefix: `${prefix}revocations:` });
   await store.sync!.ready();
   return {
     store,
@@ -44,29 +40,20 @@ describeSessionStoreContract('redis cache over SQLite, with a revocation log', a
       await deleteRedisKeys(prefix);
     },
   };
-});
+}
+
+// With the durable log (as the service runs it): every guarantee holds, and each revocation is logged.
+describeSessionStoreContract('redis cache over SQLite, with a revocation log', () =>
+  cacheOver(async () => ({ durable: sqliteFamilies(), log: new SqliteRevocationLog(openSqlite(':memory:')) })),
+);
 
 // Production's pairing: the families and the log in MongoDB (here the mingo stand-in).
-describeSessionStoreContract('redis cache over MongoDB (mingo stand-in), with a revocation log', async () => {
-  const redis = new Redis(TEST_REDIS_URL);
-  const prefix = `test:${newId('auth_')}:`;
-  const db = createMingoDb();
-  const store = new RedisSessionStore(redis, {
-    prefix,
-    durable: await MongoSessionFamilies.open(db),
-    log: await MongoRevocationLog.open(db),
-    syncPrefix: `${prefix}revocations:`,
-  });
-  await store.sync!.ready();
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      await redis.quit();
-      await deleteRedisKeys(prefix);
-    },
-  };
-});
+describeSessionStoreContract('redis cache over MongoDB (mingo stand-in), with a revocation log', () =>
+  cacheOver(async () => {
+    const db = createMingoDb();
+    return { durable: await MongoSessionFamilies.open(db), log: await MongoRevocationLog.open(db) };
+  }),
+);
 
 describe('RedisSessionStore specifics', () => {
   it('with a log, every revocation is in the log before the call resolves, with its time', async () => {
