@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { formatTable, ratio, type LoadResult } from './load';
-import { base, createProjectAndCollection, cycle, queryPath, seed, startStandalone, type Target } from './records';
+import { base, cycle, queryPath, seed, withBenchProject } from './records';
 
 /**
  * Counts and aggregates on 100k records (standalone ×1, SQLite, indexed `owner`, 100
@@ -17,31 +14,20 @@ const aggregatePath = (query: string): string => base.replace(/\/records$/, `/ag
 const ownerWhere = (i: number): string => `where=${encodeURIComponent(JSON.stringify([['owner', '==', `o${i % OWNERS}`]]))}`;
 
 export async function benchRecordCounts(): Promise<string> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-counts-'));
-  const adminKey = `adm_${randomBytes(24).toString('hex')}`;
   const rows: LoadResult[] = [];
-  try {
-    const server = await startStandalone(dataDir, adminKey, 1);
-    try {
-      const secret = await createProjectAndCollection(server.url, adminKey);
-      await seed(path.join(dataDir, 'records.db'), 0, 100_000);
-      const target: Target = { label: 'standalone ×1', url: server.url, headers: () => ({ Authorization: `Bearer ${secret}` }) };
-      const get = (name: string, make: (i: number) => string) => cycle(name, target, (i) => ({ method: 'GET', path: make(i) }));
-      rows.push(await get('page: owner== desc 20', queryPath));
-      rows.push(await get('count: owner== (100 records, index only)', (i) => aggregatePath(`${ownerWhere(i)}&count=true`)));
-      rows.push(
-        await get('count: owner >= o9 (≈11k records, index only)', () =>
-          aggregatePath(`where=${encodeURIComponent(JSON.stringify([['owner', '>=', 'o9']]))}&count=true`),
-        ),
-      );
-      rows.push(await get('page with count=true: owner== desc 20', (i) => `${queryPath(i)}&count=true`));
-      rows.push(await get('sum+avg of n: owner== (100 bodies read)', (i) => aggregatePath(`${ownerWhere(i)}&sum=n&avg=n`)));
-    } finally {
-      await server.stop();
-    }
-  } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  await withBenchProject('counts', async ({ dataDir, target }) => {
+    await seed(path.join(dataDir, 'records.db'), 0, 100_000);
+    const get = (name: string, make: (i: number) => string) => cycle(name, target, (i) => ({ method: 'GET', path: make(i) }));
+    rows.push(await get('page: owner== desc 20', queryPath));
+    rows.push(await get('count: owner== (100 records, index only)', (i) => aggregatePath(`${ownerWhere(i)}&count=true`)));
+    rows.push(
+      await get('count: owner >= o9 (≈11k records, index only)', () =>
+        aggregatePath(`where=${encodeURIComponent(JSON.stringify([['owner', '>=', 'o9']]))}&count=true`),
+      ),
+    );
+    rows.push(await get('page with count=true: owner== desc 20', (i) => `${queryPath(i)}&count=true`));
+    rows.push(await get('sum+avg of n: owner== (100 bodies read)', (i) => aggregatePath(`${ownerWhere(i)}&sum=n&avg=n`)));
+  });
   const page = rows[0] as LoadResult;
   const count = rows[1] as LoadResult;
   return [

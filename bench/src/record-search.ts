@@ -1,12 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { asProjectId, newId, openSqlite, type Collection } from '@plinth/shared';
 import { SqliteRecordStore } from '@plinth/records';
 import { formatTable, type LoadResult } from './load';
-import { createProjectAndCollection, startStandalone } from './records';
+import { withBenchProject } from './records';
 
 /**
  * Text search on 100k records (standalone ×1, SQLite): full-text `?search=` over two searchable
@@ -77,48 +74,38 @@ const q = (params: { [k: string]: string }): string => `${articles}?${new URLSea
 const searched = (i: number): string => word(50 + ((i * 7919) % 1950));
 
 export async function benchRecordSearch(): Promise<string> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-search-'));
-  const adminKey = `adm_${randomBytes(24).toString('hex')}`;
   const rows: LoadResult[] = [];
-  try {
-    const server = await startStandalone(dataDir, adminKey, 1);
-    try {
-      const secret = await createProjectAndCollection(server.url, adminKey);
-      const created = await fetch(`${server.url}/v1/projects/${PROJECT}/collections`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          name: 'articles',
-          fields: { owner: { type: 'text', indexed: true }, title: { type: 'text', searchable: true }, body: { type: 'text', searchable: true }, n: { type: 'integer' } },
-        }),
-      });
-      if (created.status !== 201) throw new Error(`create articles: ${created.status} ${await created.text()}`);
-      const seeded = Date.now();
-      await seedArticles(path.join(dataDir, 'records.db'));
-      const seedSeconds = (Date.now() - seeded) / 1000;
-      const page = (i: number) => q({ where: JSON.stringify([['owner', '==', `o${i % OWNERS}`]]), orderBy: 'created_at', direction: 'desc', limit: '20' });
-      for (const connections of [32, 1]) {
-        rows.push(await run('page: owner== desc 20', server.url, secret, connections, page));
-        rows.push(await run('search: one word, ranked, 20', server.url, secret, connections, (i) => q({ search: searched(i), limit: '20' })));
-        rows.push(await run('search: two words, ranked, 20', server.url, secret, connections, (i) => q({ search: `${searched(i)} ${searched(i + 1)}`, limit: '20' })));
-        rows.push(await run('search: one word + count=true', server.url, secret, connections, (i) => q({ search: searched(i), limit: '20', count: 'true' })));
-        rows.push(
-          await run('where owner== AND title contains', server.url, secret, connections, (i) =>
-            q({ where: JSON.stringify([['owner', '==', `o${i % OWNERS}`], ['title', 'contains', SYLLABLES[i % 16] as string]]), limit: '20' }),
-          ),
-        );
-      }
-      return [
-        `## Records: text search on ${RECORDS / 1000}k records (standalone ×1, SQLite FTS5, secret key; seeded with the index in ${seedSeconds.toFixed(1)} s)`,
-        '',
-        formatTable(rows),
-        '',
-        `search p99 (one word, ranked): ${(rows[1] as LoadResult).p99} ms at 32 connections, ${(rows[6] as LoadResult).p99} ms at 1 (target ≤ 50 ms)`,
-      ].join('\n');
-    } finally {
-      await server.stop();
+  return withBenchProject('search', async ({ url, secret, dataDir }) => {
+    const created = await fetch(`${url}/v1/projects/${PROJECT}/collections`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        name: 'articles',
+        fields: { owner: { type: 'text', indexed: true }, title: { type: 'text', searchable: true }, body: { type: 'text', searchable: true }, n: { type: 'integer' } },
+      }),
+    });
+    if (created.status !== 201) throw new Error(`create articles: ${created.status} ${await created.text()}`);
+    const seeded = Date.now();
+    await seedArticles(path.join(dataDir, 'records.db'));
+    const seedSeconds = (Date.now() - seeded) / 1000;
+    const page = (i: number) => q({ where: JSON.stringify([['owner', '==', `o${i % OWNERS}`]]), orderBy: 'created_at', direction: 'desc', limit: '20' });
+    for (const connections of [32, 1]) {
+      rows.push(await run('page: owner== desc 20', url, secret, connections, page));
+      rows.push(await run('search: one word, ranked, 20', url, secret, connections, (i) => q({ search: searched(i), limit: '20' })));
+      rows.push(await run('search: two words, ranked, 20', url, secret, connections, (i) => q({ search: `${searched(i)} ${searched(i + 1)}`, limit: '20' })));
+      rows.push(await run('search: one word + count=true', url, secret, connections, (i) => q({ search: searched(i), limit: '20', count: 'true' })));
+      rows.push(
+        await run('where owner== AND title contains', url, secret, connections, (i) =>
+          q({ where: JSON.stringify([['owner', '==', `o${i % OWNERS}`], ['title', 'contains', SYLLABLES[i % 16] as string]]), limit: '20' }),
+        ),
+      );
     }
-  } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+    return [
+      `## Records: text search on ${RECORDS / 1000}k records (standalone ×1, SQLite FTS5, secret key; seeded with the index in ${seedSeconds.toFixed(1)} s)`,
+      '',
+      formatTable(rows),
+      '',
+      `search p99 (one word, ranked): ${(rows[1] as LoadResult).p99} ms at 32 connections, ${(rows[6] as LoadResult).p99} ms at 1 (target ≤ 50 ms)`,
+    ].join('\n');
+  });
 }

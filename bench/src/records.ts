@@ -141,6 +141,33 @@ export async function startStandalone(dataDir: string, adminKey: string, workers
   return runEntry('gateway/dist/standalone.js', { PLINTH_DATA_DIR: dataDir, PLINTH_ADMIN_KEY: adminKey, PLINTH_WORKERS: String(workers), ...BENCH_LIMITS });
 }
 
+/** What a single-worker bench measures against: a standalone ×1 on a fresh data directory and the bench project with its `items` collection. */
+export interface BenchProject {
+  url: string;
+  secret: string;
+  dataDir: string;
+  /** The standalone, called with the project's secret key. */
+  target: Target;
+}
+
+/** Runs `measure` against a fresh BenchProject (`name` names its data directory), then stops the server and removes the directory. */
+export async function withBenchProject<T>(name: string, measure: (b: BenchProject) => Promise<T>): Promise<T> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `plinth-bench-${name}-`));
+  const adminKey = `adm_${randomBytes(24).toString('hex')}`;
+  try {
+    const server = await startStandalone(dataDir, adminKey, 1);
+    try {
+      const secret = await createProjectAndCollection(server.url, adminKey);
+      const target: Target = { label: 'standalone ×1', url: server.url, headers: () => ({ Authorization: `Bearer ${secret}` }) };
+      return await measure({ url: server.url, secret, dataDir, target });
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 export async function benchRecords(): Promise<string> {
   const rows: LoadResult[] = [];
   const sizes: LoadResult[] = [];

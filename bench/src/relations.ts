@@ -1,11 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { asProjectId, newId, openSqlite, type Collection } from '@plinth/shared';
 import { SqliteRecordStore } from '@plinth/records';
 import { formatTable, ratio, type LoadResult } from './load';
-import { createProjectAndCollection, cycle, queryPath, startStandalone, type Target } from './records';
+import { cycle, queryPath, withBenchProject } from './records';
 
 /**
  * Relations (docs/records.md, "Expanding relations") on 100k records (standalone ×1, SQLite,
@@ -44,31 +41,20 @@ async function seedItems(file: string, people: string[]): Promise<void> {
 }
 
 export async function benchRelations(): Promise<string> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plinth-bench-relations-'));
-  const adminKey = `adm_${randomBytes(24).toString('hex')}`;
   const rows: LoadResult[] = [];
-  try {
-    const server = await startStandalone(dataDir, adminKey, 1);
-    try {
-      const secret = await createProjectAndCollection(server.url, adminKey);
-      await api(server.url, secret, 'POST', '/collections', { name: 'people', fields: { name: { type: 'text' } } });
-      await api(server.url, secret, 'PATCH', '/collections/items', { fields: { author: { type: 'relation', collection: 'people' } } });
-      const people: string[] = [];
-      for (let i = 0; i < PEOPLE; i++) {
-        const created = await api(server.url, secret, 'POST', '/collections/people/records', { data: { name: `person ${i}` } });
-        people.push((created.record as { id: string }).id);
-      }
-      await seedItems(path.join(dataDir, 'records.db'), people);
-      const target: Target = { label: 'standalone ×1', url: server.url, headers: () => ({ Authorization: `Bearer ${secret}` }) };
-      const get = (name: string, make: (i: number) => string) => cycle(name, target, (i) => ({ method: 'GET', path: make(i) }));
-      rows.push(await get('page: owner== desc 20', queryPath));
-      rows.push(await get('page: owner== desc 20, expand=author', (i) => `${queryPath(i)}&expand=author`));
-    } finally {
-      await server.stop();
+  await withBenchProject('relations', async ({ url, secret, dataDir, target }) => {
+    await api(url, secret, 'POST', '/collections', { name: 'people', fields: { name: { type: 'text' } } });
+    await api(url, secret, 'PATCH', '/collections/items', { fields: { author: { type: 'relation', collection: 'people' } } });
+    const people: string[] = [];
+    for (let i = 0; i < PEOPLE; i++) {
+      const created = await api(url, secret, 'POST', '/collections/people/records', { data: { name: `person ${i}` } });
+      people.push((created.record as { id: string }).id);
     }
-  } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+    await seedItems(path.join(dataDir, 'records.db'), people);
+    const get = (name: string, make: (i: number) => string) => cycle(name, target, (i) => ({ method: 'GET', path: make(i) }));
+    rows.push(await get('page: owner== desc 20', queryPath));
+    rows.push(await get('page: owner== desc 20, expand=author', (i) => `${queryPath(i)}&expand=author`));
+  });
   const plain = rows[0] as LoadResult;
   const expanded = rows[1] as LoadResult;
   return [
